@@ -1,0 +1,63 @@
+"""The book's configuration: the Quarto project and the Jupyter Book list the same chapters,
+the README is what nbs/index.ipynb generates, and cell tags follow the nbdev directives."""
+import subprocess, sys
+from pathlib import Path
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+NBS = ROOT / "nbs"
+
+
+def jupyter_book_chapters():
+    toc = yaml.safe_load((NBS / "_toc.yml").read_text())
+    files = [toc["root"]]
+    for part in toc.get("parts", [{"chapters": toc.get("chapters", [])}]):
+        files += [c["file"] for c in part["chapters"]]
+    return [f"nbs/{f}.ipynb" for f in files]
+
+
+def quarto():
+    return yaml.safe_load((ROOT / "_quarto.yml").read_text())
+
+
+def quarto_chapters():
+    entries = []
+    for c in quarto()["book"]["chapters"]:
+        if isinstance(c, dict): entries += c.get("chapters", [])   # a Quarto part
+        else: entries.append(c)
+    return entries
+
+
+def test_quarto_yml_parses_as_a_book_project():
+    q = quarto()
+    assert q["project"]["type"] == "book"
+    assert q["book"]["title"]
+
+
+def test_every_quarto_chapter_exists():
+    missing = [c for c in quarto_chapters() if not (ROOT / c).exists()]
+    assert not missing, f"_quarto.yml lists chapters that do not exist: {missing}"
+
+
+def test_quarto_and_jupyter_book_list_the_same_chapters_in_order():
+    assert quarto_chapters() == jupyter_book_chapters()
+
+
+def test_quarto_and_jupyter_book_have_the_same_title():
+    jb = yaml.safe_load((NBS / "_config.yml").read_text())
+    assert quarto()["book"]["title"] == jb["title"]
+
+
+def test_every_notebook_is_in_the_book():
+    notebooks = sorted(f"nbs/{p.name}" for p in NBS.glob("*.ipynb"))
+    assert notebooks == sorted(jupyter_book_chapters())
+
+
+def test_readme_is_generated_from_index():
+    r = subprocess.run([sys.executable, "tools/readme.py", "--check"], cwd=ROOT, capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_cell_tags_follow_nbdev_directives():
+    r = subprocess.run([sys.executable, "tools/nbtags.py", "--check", "nbs"], cwd=ROOT, capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
