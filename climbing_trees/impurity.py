@@ -134,7 +134,7 @@ def split_impurity(y, groups, criterion, n_classes=None, sample_weight=None):
         in_g = codes == g
         W_g = w[in_g].sum()
         if W_g > 0: total += W_g * node_impurity(y[in_g], criterion, n_classes, w[in_g])
-    return total / w.sum()
+    return float(total / w.sum())
 
 # %% ../nbs/01_impurity.ipynb #836ee2f1
 def impurity_decrease(y, groups, criterion, n_classes=None, sample_weight=None):
