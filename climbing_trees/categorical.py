@@ -81,6 +81,11 @@ class CategoricalSplit:
         return f"{name} in {{{', '.join(names)}}}"
 
 # %% ../nbs/04_categorical.ipynb #e9a2dc9f
+def _left_is_heavier(w_left, w_right, left_has_first):
+    "Whether the left side is the heavier one; equal weights (up to rounding) go to the side holding the smallest code."
+    tie = np.abs(w_left - w_right) <= 1e-12 * (w_left + w_right)
+    return np.where(tie, left_has_first, w_left > w_right)
+
 def make_categorical_split(levels: LevelStatistics, left_mask, impurity):
     "The `CategoricalSplit` sending `levels.codes[left_mask]` left, with the smallest code on the left side."
     left_mask = np.asarray(left_mask, dtype=bool)
@@ -88,7 +93,8 @@ def make_categorical_split(levels: LevelStatistics, left_mask, impurity):
     weight = levels.criterion.weight
     w_left, w_right = weight(levels.S[left_mask].sum(axis=0)), weight(levels.S[~left_mask].sum(axis=0))
     return CategoricalSplit(None, frozenset(int(c) for c in levels.codes[left_mask]),
-                            frozenset(int(c) for c in levels.codes[~left_mask]), float(impurity), bool(w_left >= w_right))
+                            frozenset(int(c) for c in levels.codes[~left_mask]), float(impurity),
+                            bool(_left_is_heavier(w_left, w_right, True)))
 
 # %% ../nbs/04_categorical.ipynb #d3c05b79
 def _partition_masks(k, start, stop):
@@ -97,9 +103,9 @@ def _partition_masks(k, start, stop):
     bits = ((number[:, None] >> np.arange(k - 1)) & 1).astype(bool)
     return np.column_stack([np.ones(len(number), dtype=bool), bits])
 
-def _sides_admissible(levels: LevelStatistics, n_left, n_right, w_left, w_right, min_samples_leaf):
+def _sides_admissible(levels: LevelStatistics, n_left, n_right, w_left, w_right, min_samples_leaf, left_has_first):
     "Which candidates leave `min_samples_leaf` samples on both sides, the weightless levels counted with the heavier side."
-    heavier_left = w_left >= w_right
+    heavier_left = _left_is_heavier(w_left, w_right, left_has_first)
     n_left = n_left + levels.n_weightless * heavier_left
     n_right = n_right + levels.n_weightless * ~heavier_left
     return (n_left >= min_samples_leaf) & (n_right >= min_samples_leaf)
@@ -118,7 +124,7 @@ def exhaustive_split_curve(levels: LevelStatistics, min_samples_leaf=1, block=1 
         M = _partition_masks(k, start, min(start + block, n_partitions))
         left, right = M.astype(float) @ levels.S, (~M).astype(float) @ levels.S
         ok = _sides_admissible(levels, M @ levels.counts, ~M @ levels.counts,
-                               crit.weight(left), crit.weight(right), min_samples_leaf)
+                               crit.weight(left), crit.weight(right), min_samples_leaf, True)   # level 0 is always left
         values[start:start + len(M)][ok] = crit.split_impurity(left[ok], right[ok])
     return values, float(crit.impurity(levels.S.sum(axis=0)))
 
@@ -145,7 +151,7 @@ def one_vs_rest_split(x, y, sample_weight, criterion, n_classes=None, min_sample
     before = np.vstack([np.zeros_like(S[:1]), np.cumsum(S, axis=0)[:-1]])
     after = np.vstack([np.cumsum(S[::-1], axis=0)[::-1][1:], np.zeros_like(S[:1])])
     rest, n_rest = before + after, levels.counts.sum() - levels.counts
-    ok = _sides_admissible(levels, levels.counts, n_rest, crit.weight(S), crit.weight(rest), min_samples_leaf)
+    ok = _sides_admissible(levels, levels.counts, n_rest, crit.weight(S), crit.weight(rest), min_samples_leaf, np.arange(k) == 0)
     if not ok.any(): return None
     values = crit.split_impurity(S[ok], rest[ok])
     best = first_best(values, crit.impurity(S.sum(axis=0)))
@@ -168,8 +174,10 @@ def prefix_split_curve(levels: LevelStatistics, order, min_samples_leaf=1):
     S, counts, crit = levels.S[order], levels.counts[order], levels.criterion
     left, right = np.cumsum(S, axis=0)[:-1], np.cumsum(S[::-1], axis=0)[::-1][1:]
     n_left, n_right = np.cumsum(counts)[:-1], np.cumsum(counts[::-1])[::-1][1:]
-    ok = _sides_admissible(levels, n_left, n_right, crit.weight(left), crit.weight(right), min_samples_leaf)
-    return np.arange(1, len(order))[ok], crit.split_impurity(left[ok], right[ok])
+    sizes = np.arange(1, len(order))
+    first_goes_left = sizes > np.flatnonzero(order == 0)[0]           # the prefix holds level 0, the smallest code
+    ok = _sides_admissible(levels, n_left, n_right, crit.weight(left), crit.weight(right), min_samples_leaf, first_goes_left)
+    return sizes[ok], crit.split_impurity(left[ok], right[ok])
 
 def best_prefix_split(levels: LevelStatistics, order, min_samples_leaf=1):
     "The first best admissible prefix split of the levels in `order` (chapter 02's tie rule), or None."
