@@ -6,8 +6,11 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 BOOK := nbs/_build/html
+# MathJax for offline equations (npm, package.json) and Chromium for the browser tests (Debian)
+MATHJAX := node_modules/mathjax/es5/tex-chtml.js
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: setup export check-export test test-notebooks test-suites book tags readme clean
+.PHONY: setup export check-export test test-notebooks test-suites book book-html mathjax chromium tags readme clean
 
 setup: $(STAMP)
 
@@ -39,7 +42,8 @@ test-notebooks: setup
 test-suites: setup
 	$(BIN)/python -m pytest tests -q
 
-test: check-export test-notebooks test-suites
+# The browser test (tests/test_browser.py) reads the book that book-html builds just before it.
+test: check-export test-notebooks book-html chromium test-suites
 
 tags: setup
 	$(BIN)/python tools/nbtags.py nbs
@@ -47,12 +51,31 @@ tags: setup
 readme: setup
 	$(BIN)/python tools/readme.py nbs/index.ipynb README.md
 
-book: export tags
-	rm -rf nbs/_build
-	$(BIN)/jupyter-book build nbs --all --keep-going
-	$(BIN)/python tools/check_build.py $(BOOK)
+book: export tags book-html
 	@echo
 	@echo "The book is built: open $(CURDIR)/$(BOOK)/index.html"
 
+# The HTML book from the notebooks as they are (`make test` builds this one: it does not retag).
+# .book-ok, stamped with the build's start, tells the browser test that this build is fresh.
+book-html: setup mathjax
+	rm -rf nbs/_build
+	mkdir -p nbs/_build && touch nbs/_build/.build-started
+	set -o pipefail; $(BIN)/jupyter-book build nbs --all --keep-going 2>&1 | tee nbs/_build/build.log
+	$(BIN)/python tools/check_build.py $(BOOK) nbs/_build/build.log
+	mv nbs/_build/.build-started nbs/_build/.book-ok
+
+mathjax: $(MATHJAX)
+
+$(MATHJAX): package.json package-lock.json
+	@echo "==> installing MathJax (npm ci) so that the book renders equations offline"
+	npm ci --no-audit --no-fund
+	@touch $@
+
+chromium:
+	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || { \
+	  echo "==> installing Chromium (Debian package) for the browser tests"; \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium >/dev/null; }
+
 clean:
-	rm -rf nbs/_build _proc _docs .pytest_cache
+	rm -rf nbs/_build _proc _docs .pytest_cache tests/screenshots

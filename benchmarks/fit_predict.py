@@ -63,7 +63,7 @@ def main(argv=None):
     parser.add_argument("--quick", action="store_true", help="10x smaller data, one repeat")
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args(argv)
-    n, small, repeats = (10_000, 1_000, 1) if args.quick else (100_000, 5_000, args.repeats)
+    n, small, repeats = (10_000, 300, 1) if args.quick else (100_000, 1_000, args.repeats)
     print(f"climbing_trees {climbing_trees.__version__}, scikit-learn {sklearn.__version__}, numpy {np.__version__}, "
           f"Python {platform.python_version()}, default algorithm {DEFAULT!r}")
     fast = [DEFAULT] + [a for a in ("vectorized",) if a != DEFAULT]

@@ -8,12 +8,17 @@ ROOT = Path(__file__).resolve().parents[1]
 NBS = ROOT / "nbs"
 
 
+def page_path(name):
+    "A toc entry (no suffix) as a path: a Markdown page if nbs/<name>.md exists, else a notebook."
+    return f"nbs/{name}.md" if (NBS / f"{name}.md").exists() else f"nbs/{name}.ipynb"
+
+
 def jupyter_book_chapters():
     toc = yaml.safe_load((NBS / "_toc.yml").read_text())
     files = [toc["root"]]
     for part in toc.get("parts", [{"chapters": toc.get("chapters", [])}]):
         files += [c["file"] for c in part["chapters"]]
-    return [f"nbs/{f}.ipynb" for f in files]
+    return [page_path(f) for f in files]
 
 
 def quarto():
@@ -21,8 +26,10 @@ def quarto():
 
 
 def quarto_chapters():
+    "Every page of the Quarto book in order: chapters (parts flattened), then appendices."
     entries = []
-    for c in quarto()["book"]["chapters"]:
+    book = quarto()["book"]
+    for c in book["chapters"] + book.get("appendices", []):
         if isinstance(c, dict): entries += c.get("chapters", [])   # a Quarto part
         else: entries.append(c)
     return entries
@@ -50,7 +57,17 @@ def test_quarto_and_jupyter_book_have_the_same_title():
 
 def test_every_notebook_is_in_the_book():
     notebooks = sorted(f"nbs/{p.name}" for p in NBS.glob("*.ipynb"))
-    assert notebooks == sorted(jupyter_book_chapters())
+    assert notebooks == sorted(c for c in jupyter_book_chapters() if c.endswith(".ipynb"))
+
+
+def test_every_markdown_page_is_in_the_book():
+    pages = sorted(f"nbs/{p.name}" for p in NBS.glob("*.md"))
+    assert pages == sorted(c for c in jupyter_book_chapters() if c.endswith(".md"))
+
+
+def test_every_jupyter_book_page_exists():
+    missing = [c for c in jupyter_book_chapters() if not (ROOT / c).exists()]
+    assert not missing, f"nbs/_toc.yml lists pages that do not exist: {missing}"
 
 
 def test_readme_is_generated_from_index():
