@@ -369,8 +369,9 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
 
     def predict(self, X):
         "The most probable class of each row, as one of the original labels."
-        proba = self.predict_proba(X)
-        return self.classes_[proba.argmax(axis=1)]
+        leaves = self.apply(X)
+        most_probable = self.tree_.value.argmax(axis=1)       # per node, O(nodes): cheaper than per row
+        return self.classes_.take(most_probable.take(leaves))
 
 # %% ../nbs/05_inference.ipynb #4ad79ad6
 class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
@@ -393,7 +394,7 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
     def predict(self, X):
         "The weighted mean target of the leaf each row reaches."
         leaves = self.apply(X)
-        return self.tree_.value[leaves, 0]
+        return self.tree_.value[:, 0].take(leaves)
 
 # %% ../nbs/05_inference.ipynb #c081d349
 def feature_names_of(estimator, feature_names=None):
