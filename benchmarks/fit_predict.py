@@ -4,7 +4,8 @@
     .venv/bin/python benchmarks/fit_predict.py --quick    # smaller data, to check the script works
 
 Each time is the best of `--repeats` runs; ratios are to scikit-learn's time measured in the same
-run on the same data. The targets (issue 7): the default algorithm's fit within 1.25x of
+run on the same data. Our predict splits large inputs among threads (one per core); scikit-learn's uses
+one core, so the table also gives the walk on one thread (without input validation) for comparison. The targets (issue 7): the default algorithm's fit within 1.25x of
 scikit-learn's on 100k x 10 full depth, and predict within 1.25x. Results also go to
 benchmarks/results/fit_predict.json (not committed).
 """
@@ -17,6 +18,7 @@ from sklearn.tree import DecisionTreeClassifier as SkClassifier, DecisionTreeReg
 import climbing_trees
 from climbing_trees import DecisionTreeClassifier, DecisionTreeRegressor
 from climbing_trees.bench import gaussian_problem, time_call
+from climbing_trees.tree import flat_apply
 
 DEFAULT = DecisionTreeClassifier().algorithm
 
@@ -42,20 +44,23 @@ def run_case(title, X, y, task, algorithms, max_depth, repeats):
     theirs = SkClassifier if task == "classification" else SkRegressor
     print(f"\n## {title}: N = {len(y):,}, D = {X.shape[1]}, max_depth = {max_depth}, best of {repeats}", flush=True)
     sk_fit, sk_predict, sk_model = measure(lambda: theirs(max_depth=max_depth, random_state=0), X, y, repeats)
-    rows = [("scikit-learn " + sklearn.__version__, sk_fit, sk_predict, sk_model.get_n_leaves())]
+    rows = [("scikit-learn " + sklearn.__version__, sk_fit, sk_predict, None, sk_model.get_n_leaves())]
     for algorithm in algorithms:
         t0 = time.perf_counter()
         fit, predict, model = measure(lambda: ours(max_depth=max_depth, algorithm=algorithm), X, y, repeats)
+        one_thread = time_call(lambda: flat_apply(model.tree_, X, n_threads=1), repeats).best
         label = algorithm + (" (default)" if algorithm == DEFAULT else "")
-        rows.append((label, fit, predict, model.get_n_leaves()))
+        rows.append((label, fit, predict, one_thread, model.get_n_leaves()))
         print(f"   measured {label} in {time.perf_counter() - t0:.1f} s", flush=True)
     print()
-    print("| algorithm | fit s | fit / scikit-learn | predict s | predict / scikit-learn | leaves |")
-    print("|---|---:|---:|---:|---:|---:|")
-    for label, fit, predict, leaves in rows:
-        print(f"| {label} | {fit:.3f} | {fit / sk_fit:.2f} | {predict:.4f} | {predict / sk_predict:.2f} | {leaves} |")
+    print("| algorithm | fit s | fit / scikit-learn | predict s | predict / scikit-learn | walk on 1 thread / scikit-learn predict | leaves |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for label, fit, predict, one_thread, leaves in rows:
+        single = "" if one_thread is None else f"{one_thread / sk_predict:.2f}"
+        print(f"| {label} | {fit:.3f} | {fit / sk_fit:.2f} | {predict:.4f} | {predict / sk_predict:.2f} | {single} | {leaves} |")
     return [{"case": title, "algorithm": label, "fit_s": fit, "fit_ratio": fit / sk_fit, "predict_s": predict,
-             "predict_ratio": predict / sk_predict, "leaves": leaves} for label, fit, predict, leaves in rows]
+             "predict_ratio": predict / sk_predict, "walk_one_thread_s": one_thread, "leaves": int(leaves)}
+            for label, fit, predict, one_thread, leaves in rows]
 
 
 def main(argv=None):

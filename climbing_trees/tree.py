@@ -4,6 +4,8 @@
 
 # %% ../nbs/05_inference.ipynb #9ed4ec55
 from __future__ import annotations
+import os
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, fields
 from functools import partial
 import numpy as np
@@ -18,12 +20,12 @@ from .criteria import incremental_column_split, vectorized_column_split
 from .categorical import CategoricalSplit, CategoryEncoder, column_searches
 
 # %% auto #0
-__all__ = ['LEAF', 'UNDEFINED', 'ALGORITHMS', 'DEFAULT_ALGORITHM', 'PRUNING', 'CLASSIFIER_CRITERIA', 'REGRESSOR_CRITERIA',
-           'traverse', 'FlatTree', 'flatten_tree', 'flat_apply_one', 'flat_apply', 'collapse', 'cut_at_depth',
-           'feature_importances', 'tree_grower', 'levelwise_grower', 'pruning_step', 'check_tree_params',
-           'categorical_encoder', 'BaseDecisionTree', 'DecisionTreeClassifier', 'DecisionTreeRegressor',
-           'feature_names_of', 'level_names_of', 'split_rule', 'node_summary', 'export_text', 'tree_layout',
-           'plot_tree']
+__all__ = ['LEAF', 'UNDEFINED', 'PARALLEL_ROWS', 'ALGORITHMS', 'DEFAULT_ALGORITHM', 'PRUNING', 'CLASSIFIER_CRITERIA',
+           'REGRESSOR_CRITERIA', 'traverse', 'FlatTree', 'flatten_tree', 'flat_apply_one', 'flat_apply', 'collapse',
+           'cut_at_depth', 'feature_importances', 'tree_grower', 'levelwise_grower', 'pruning_step',
+           'check_tree_params', 'categorical_encoder', 'BaseDecisionTree', 'DecisionTreeClassifier',
+           'DecisionTreeRegressor', 'feature_names_of', 'level_names_of', 'split_rule', 'node_summary', 'export_text',
+           'tree_layout', 'plot_tree']
 
 # %% ../nbs/05_inference.ipynb #6bc2978d
 def traverse(tree, x):
@@ -140,13 +142,12 @@ def _categorical_left(tree, state, x):
     in_right = in_table & tree.right_levels[t_cat, code]
     return in_left | (~in_right & tree.default_left[t_cat]), cat
 
-def flat_apply(tree, X, compact_every=8):
-    "Leaf number of every row of `X` (2-D, float; categorical columns as level codes): all rows move one level per step."
-    X = np.ascontiguousarray(X, dtype=float)
+def _apply_rows(tree, tables, X, compact_every):
+    "Leaf number of every row of `X` (C-contiguous floats), one level per step, with the routing `tables`."
     N, D = X.shape
     leaf_of = np.zeros(N, dtype=np.intp)
     if N == 0 or tree.children_left[0] == LEAF: return leaf_of
-    step_to, feature, threshold, at_leaf = _routing_tables(tree)
+    step_to, feature, threshold, at_leaf = tables
     any_categorical, X_flat = bool(tree.categorical.any()), X.ravel()
     rows, state = np.arange(N, dtype=np.intp), np.zeros(N, dtype=np.intp)
     offset = rows * D                                   # where each row starts in X_flat
@@ -170,6 +171,19 @@ def flat_apply(tree, X, compact_every=8):
                 leaf_of[rows[done]] = state[done] // 2
                 rows, state, offset = rows[~done], state[~done], offset[~done]
     return leaf_of
+
+PARALLEL_ROWS = 20_000   # from this many rows on, the rows are split among threads
+
+def flat_apply(tree, X, compact_every=8, n_threads=None):
+    "Leaf number of every row of `X` (2-D, float; categorical columns as level codes): all rows move one level per step."
+    X = np.ascontiguousarray(X, dtype=float)
+    tables = _routing_tables(tree)
+    n_threads = min(os.cpu_count() or 1, 4) if n_threads is None else n_threads
+    if n_threads < 2 or len(X) < PARALLEL_ROWS: return _apply_rows(tree, tables, X, compact_every)
+    bounds = np.linspace(0, len(X), n_threads + 1).astype(int)
+    with ThreadPoolExecutor(n_threads) as pool:           # numpy's gathers release the GIL: the threads run at once
+        parts = pool.map(lambda ab: _apply_rows(tree, tables, X[ab[0]:ab[1]], compact_every), zip(bounds[:-1], bounds[1:]))
+        return np.concatenate(list(parts))
 
 # %% ../nbs/05_inference.ipynb #99ec40c8
 def _kept_nodes(tree, cut):

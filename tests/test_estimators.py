@@ -271,3 +271,16 @@ def test_fit_grows_the_tree_once():
     finally:
         del ALGORITHMS["counting"]
     assert len(calls) == 2
+
+
+def test_threaded_walk_equals_single_thread_walk():
+    "Large inputs are split among threads; every row must reach the same leaf as on one thread."
+    from climbing_trees.tree import PARALLEL_ROWS, flat_apply
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(2000, 4))
+    y = (X[:, 0] * X[:, 1] + 0.3 * rng.normal(size=2000) > 0).astype(int)
+    clf = DecisionTreeClassifier().fit(X, y)
+    X_new = rng.normal(size=(PARALLEL_ROWS + 1234, 4))
+    single = flat_apply(clf.tree_, X_new, n_threads=1)
+    for n_threads in (2, 3, 4):
+        np.testing.assert_array_equal(flat_apply(clf.tree_, X_new, n_threads=n_threads), single)
