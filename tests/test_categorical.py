@@ -151,9 +151,13 @@ def test_one_vs_rest_is_the_best_single_level_split(node, min_samples_leaf):
     x, y, w, criterion, n_classes = node
     found = one_vs_rest_split(x, y, w, criterion, n_classes, min_samples_leaf)
     candidates = []
+    weighted_levels = [v for v in np.unique(x) if w[x == v].sum() > 0]
     for level in np.unique(x[w > 0]):
         alone = x == level
-        heavier_left = w[alone].sum() >= w[~alone].sum()
+        w_alone, w_rest = w[alone].sum(), w[~alone].sum()
+        # equal weights: the weightless levels join the side that holds the smallest (weighted) level code
+        tie = abs(w_alone - w_rest) <= 1e-12 * (w_alone + w_rest)
+        heavier_left = (level == min(weighted_levels)) if tie else w_alone > w_rest
         zero = np.isin(x, np.unique(x)[[w[x == v].sum() == 0 for v in np.unique(x)]])  # weightless levels follow the heavier side
         left = alone | (zero & heavier_left)
         if left.sum() >= min_samples_leaf and (~left).sum() >= min_samples_leaf and w[~alone].sum() > 0:
