@@ -11,9 +11,10 @@ from .impurity import (CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA, check_sampl
                                      node_impurity, node_value, split_impurity)
 
 # %% auto #0
-__all__ = ['TIE_TOLERANCE', 'ColumnSearch', 'PURE', 'Split', 'Leaf', 'Node', 'iter_nodes', 'n_leaves', 'tree_depth', 'midpoints',
-           'candidate_thresholds', 'naive_split_curve', 'first_best', 'naive_column_split', 'best_split',
-           'check_stopping_rules', 'check_tree_data', 'check_growth', 'grow_tree', 'tree_differences', 'tree_text']
+__all__ = ['LEAF', 'UNDEFINED', 'TIE_TOLERANCE', 'ColumnSearch', 'PURE', 'Split', 'Tree', 'preorder_numbers', 'TreeBuilder',
+           'midpoints', 'candidate_thresholds', 'admissible_cuts', 'naive_split_curve', 'ties_with_best', 'first_best',
+           'naive_column_split', 'best_split', 'StoppingRules', 'check_tree_data', 'check_growth', 'grow_tree',
+           'tree_differences', 'split_rule', 'leaf_text', 'tree_text', 'subtree_end']
 
 # %% ../nbs/02_naive_split.ipynb #5733845f
 @dataclass(frozen=True)
@@ -32,46 +33,120 @@ class Split:
         return f"{name} {'<=' if left else '> '} {self.threshold:.6g}"
 
 # %% ../nbs/02_naive_split.ipynb #37ac0d96
-@dataclass
-class Leaf:
-    "A terminal node: its prediction `value` (class proportions, or `[mean]`) and training statistics."
-    value: np.ndarray
-    impurity: float
-    n_samples: int
-    weighted_n_samples: float
+LEAF = -1        # the children of a leaf
+UNDEFINED = -2   # the feature and threshold of a leaf
 
-@dataclass
-class Node:
-    "An internal node: a `split`, its `left` and `right` subtrees, and the same statistics as a leaf."
-    value: np.ndarray
-    impurity: float
-    n_samples: int
-    weighted_n_samples: float
-    split: Split
-    left: Node | Leaf | None = None
-    right: Node | Leaf | None = None
+@dataclass(eq=False)
+class Tree:
+    "A fitted binary tree as parallel arrays indexed by node number, in pre-order (a node, its left subtree, its right subtree)."
+    children_left: np.ndarray             # (T,) node number of the left child, LEAF at a leaf
+    children_right: np.ndarray            # (T,) node number of the right child, LEAF at a leaf
+    feature: np.ndarray                   # (T,) feature the node splits on, UNDEFINED at a leaf
+    threshold: np.ndarray                 # (T,) numeric split: x <= threshold goes left; NaN for a categorical split
+    categorical: np.ndarray               # (T,) whether the split is on level sets (chapter 4)
+    left_levels: np.ndarray               # (T, L) level codes sent left by a categorical split
+    right_levels: np.ndarray              # (T, L) level codes sent right by a categorical split
+    default_left: np.ndarray              # (T,) where a categorical split sends a level it never saw
+    value: np.ndarray                     # (T, K) class proportions, or (T, 1) the weighted mean
+    impurity: np.ndarray                  # (T,) i(t)
+    n_node_samples: np.ndarray            # (T,) samples that reached the node in training
+    weighted_n_node_samples: np.ndarray   # (T,) their total weight W_t
+
+    @property
+    def node_count(self): return len(self.children_left)
+    @property
+    def is_leaf(self): return self.children_left == LEAF
+    @property
+    def n_leaves(self): return int(self.is_leaf.sum())
+    @property
+    def node_depth(self):
+        "Depth of every node (the root has depth 0)."
+        depth = np.zeros(self.node_count, dtype=np.intp)
+        for t in np.flatnonzero(~self.is_leaf):           # pre-order: parents come before their children
+            depth[[self.children_left[t], self.children_right[t]]] = depth[t] + 1
+        return depth
+    @property
+    def max_depth(self): return int(self.node_depth.max())
 
 # %% ../nbs/02_naive_split.ipynb #1b20851c
-def iter_nodes(tree):
-    "Every node of `tree` in depth-first pre-order (node, then its left subtree, then its right subtree)."
-    stack = [tree]
-    while stack:
-        node = stack.pop()
-        yield node
-        if isinstance(node, Node): stack += [node.right, node.left]
+def _depth_levels(children_left, children_right):
+    "The node numbers of each depth, root first, for any numbering in which the root is node 0."
+    levels, frontier = [], np.zeros(1, dtype=np.intp)
+    while frontier.size:
+        levels.append(frontier)
+        inner = frontier[children_left[frontier] != LEAF]
+        frontier = np.concatenate([children_left[inner], children_right[inner]])
+    return levels
 
-def n_leaves(tree):
-    "Number of leaves of `tree`."
-    return sum(isinstance(n, Leaf) for n in iter_nodes(tree))
+def preorder_numbers(children_left, children_right):
+    "The pre-order number of every node (left subtree first), one depth at a time: a left child follows its parent, a right child follows its sibling's subtree."
+    levels = _depth_levels(children_left, children_right)
+    size = np.ones(len(children_left), dtype=np.intp)              # nodes in each node's subtree
+    for level in reversed(levels):
+        inner = level[children_left[level] != LEAF]
+        size[inner] = 1 + size[children_left[inner]] + size[children_right[inner]]
+    number = np.zeros(len(children_left), dtype=np.intp)
+    for level in levels:
+        inner = level[children_left[level] != LEAF]
+        number[children_left[inner]] = number[inner] + 1
+        number[children_right[inner]] = number[inner] + 1 + size[children_left[inner]]
+    return number
 
-def tree_depth(tree):
-    "Length of the longest root-to-leaf path (a lone leaf has depth 0)."
-    depth, stack = 0, [(tree, 0)]
-    while stack:
-        node, d = stack.pop()
-        depth = max(depth, d)
-        if isinstance(node, Node): stack += [(node.left, d + 1), (node.right, d + 1)]
-    return depth
+class TreeBuilder:
+    "Writes a `Tree` node by node or many nodes at once, parents before children, in any order; `build` numbers the nodes in pre-order."
+    def __init__(self):
+        self._nodes = []          # chunks of (parent, is_left, value, impurity, n_samples, weight)
+        self._numeric = []        # chunks of (node, feature, threshold)
+        self._categorical = []    # (node, feature, left codes, right codes, default_left)
+        self.node_count = 0
+
+    def add_nodes(self, parent, is_left, value, impurity, n_samples, weight):
+        "Add nodes given as arrays, one entry each (`parent` -1 for the root); returns their numbers."
+        value = np.asarray(value, dtype=float)
+        ids = np.arange(self.node_count, self.node_count + len(value))
+        self._nodes.append((np.asarray(parent, np.intp), np.asarray(is_left, bool), value, np.asarray(impurity, float),
+                            np.asarray(n_samples, np.intp), np.asarray(weight, float)))
+        self.node_count += len(value)
+        return ids
+
+    def add_node(self, parent, is_left, value, impurity, n_samples, weight):
+        "Add one node; returns its number."
+        return int(self.add_nodes([parent], [is_left], np.asarray(value, float)[None], [impurity], [n_samples], [weight])[0])
+
+    def split_nodes(self, nodes, feature, threshold):
+        "Give many nodes numeric splits `x[feature] <= threshold` (their children are added next)."
+        self._numeric.append((np.asarray(nodes, np.intp), np.asarray(feature, np.intp), np.asarray(threshold, float)))
+
+    def split_node(self, node, split):
+        "Give one node the rule of a split object: a `Split` (a threshold), or one with level sets (chapter 4's `CategoricalSplit`)."
+        if isinstance(split, Split): self.split_nodes([node], [split.feature], [split.threshold])
+        else: self._categorical.append((node, split.feature, sorted(split.left_levels), sorted(split.right_levels), split.default_left))
+
+    def build(self, n_levels=0):
+        "The finished `Tree`, numbered in pre-order; `n_levels` widens the level tables (default: the largest code used + 1)."
+        parent, is_left, value, impurity, n_samples, weight = (np.concatenate(c) for c in zip(*self._nodes))
+        T = len(parent)
+        children_left, children_right = np.full(T, LEAF, np.intp), np.full(T, LEAF, np.intp)
+        child = np.flatnonzero(parent >= 0)
+        children_left[parent[child[is_left[child]]]] = child[is_left[child]]
+        children_right[parent[child[~is_left[child]]]] = child[~is_left[child]]
+        feature, threshold = np.full(T, UNDEFINED, np.intp), np.full(T, float(UNDEFINED))
+        for nodes, f, tau in self._numeric: feature[nodes], threshold[nodes] = f, tau
+        codes = [c for *_, left, right, _ in self._categorical for c in (*left, *right)]
+        n_levels = max(n_levels, max(codes, default=-1) + 1)
+        categorical, default_left = np.zeros(T, bool), np.zeros(T, bool)
+        left_levels, right_levels = np.zeros((T, n_levels), bool), np.zeros((T, n_levels), bool)
+        for t, f, left, right, default in self._categorical:
+            feature[t], threshold[t], categorical[t], default_left[t] = f, np.nan, True, default
+            left_levels[t, left], right_levels[t, right] = True, True
+        if ((feature == UNDEFINED) != (children_left == LEAF)).any():
+            raise ValueError("every split node needs two children and every node with children a split")
+        number = preorder_numbers(children_left, children_right)
+        order = np.argsort(number)                                        # old number of the node at each new number
+        renumber = lambda c: np.where(c == LEAF, LEAF, number[np.maximum(c, 0)])
+        return Tree(renumber(children_left)[order], renumber(children_right)[order], feature[order], threshold[order],
+                    categorical[order], left_levels[order], right_levels[order], default_left[order], value[order],
+                    impurity[order], n_samples[order], weight[order])
 
 # %% ../nbs/02_naive_split.ipynb #cfc1b384
 def midpoints(lower, upper):
@@ -85,16 +160,23 @@ def candidate_thresholds(x):
     values = np.unique(np.asarray(x, dtype=float))
     return midpoints(values[:-1], values[1:])
 
+# %% ../nbs/02_naive_split.ipynb #671c56f0
+def admissible_cuts(n_left, n_right, positive_left, positive_right, min_samples_leaf=1):
+    "Which cuts every search of the book may use: at least `min_samples_leaf` samples, and some of positive weight, on each side."
+    return ((np.asarray(n_left) >= min_samples_leaf) & (np.asarray(n_right) >= min_samples_leaf)
+            & (np.asarray(positive_left) > 0) & (np.asarray(positive_right) > 0))
+
 # %% ../nbs/02_naive_split.ipynb #96d76c1b
 def naive_split_curve(x, y, sample_weight, criterion, n_classes=None, min_samples_leaf=1):
     "Every admissible threshold of feature column `x` and the children's weighted impurity $i(s)$ there, recomputed from scratch."
     x = np.asarray(x, dtype=float)
+    positive = sample_weight > 0
     thresholds, values = [], []
     for tau in candidate_thresholds(x):
         left = x <= tau
-        n_left = int(left.sum())
-        if n_left < min_samples_leaf or len(x) - n_left < min_samples_leaf: continue
-        if sample_weight[left].sum() <= 0 or sample_weight[~left].sum() <= 0: continue
+        n_left, positive_left = int(left.sum()), int(positive[left].sum())
+        if not admissible_cuts(n_left, len(x) - n_left, positive_left, int(positive.sum()) - positive_left, min_samples_leaf):
+            continue
         thresholds.append(tau)
         values.append(split_impurity(y, left, criterion, n_classes, sample_weight))
     return np.array(thresholds), np.array(values)
@@ -102,10 +184,14 @@ def naive_split_curve(x, y, sample_weight, criterion, n_classes=None, min_sample
 # %% ../nbs/02_naive_split.ipynb #1de63267
 TIE_TOLERANCE = 1e-10
 
+def ties_with_best(values, best, scale):
+    "Which `values` are within `TIE_TOLERANCE * scale` of the `best` (smallest) one: the candidates the tie rule chooses among."
+    return np.asarray(values) <= best + TIE_TOLERANCE * np.abs(scale)
+
 def first_best(values, scale):
     "Index of the first entry of `values` within `TIE_TOLERANCE * scale` of their minimum (`scale`: the node's impurity)."
     values = np.asarray(values, dtype=float)
-    return int(np.flatnonzero(values <= values.min() + TIE_TOLERANCE * abs(scale))[0])
+    return int(np.flatnonzero(ties_with_best(values, values.min(), scale))[0])
 
 # %% ../nbs/02_naive_split.ipynb #21d2f5d5
 def naive_column_split(x, y, sample_weight, criterion, n_classes=None, min_samples_leaf=1):
@@ -133,19 +219,39 @@ def best_split(X, y, sample_weight, criterion, n_classes=None, min_samples_leaf=
     return found[first_best([s.impurity for s in found], node_impurity(y, criterion, n_classes, sample_weight))]
 
 # %% ../nbs/02_naive_split.ipynb #d921945a
-def check_stopping_rules(max_depth=None, min_samples_split=2, min_samples_leaf=1, min_impurity_decrease=0.0):
-    "Validate the stopping rules, raising a ValueError or TypeError that names the offending one."
-    def integer(name, value, low):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-            raise TypeError(f"{name} must be an integer, got {value!r}")
-        if value < low: raise ValueError(f"{name} must be at least {low}, got {value}")
-    if max_depth is not None: integer("max_depth", max_depth, 1)
-    integer("min_samples_split", min_samples_split, 2)
-    integer("min_samples_leaf", min_samples_leaf, 1)
-    if isinstance(min_impurity_decrease, bool) or not isinstance(min_impurity_decrease, (int, float, np.number)):
-        raise TypeError(f"min_impurity_decrease must be a number, got {min_impurity_decrease!r}")
-    if not min_impurity_decrease >= 0:
-        raise ValueError(f"min_impurity_decrease must be non-negative, got {min_impurity_decrease}")
+PURE = np.finfo(float).eps  # an impurity this small, relative to the root's, is rounding noise: the node is pure
+
+@dataclass(frozen=True)
+class StoppingRules:
+    "The stopping rules, checked once when made; `may_split` and `worth_splitting` apply them to one node or to arrays of nodes."
+    max_depth: int | None = None
+    min_samples_split: int = 2
+    min_samples_leaf: int = 1
+    min_impurity_decrease: float = 0.0
+
+    def __post_init__(self):
+        def integer(name, value, low):
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+                raise TypeError(f"{name} must be an integer, got {value!r}")
+            if value < low: raise ValueError(f"{name} must be at least {low}, got {value}")
+        if self.max_depth is not None: integer("max_depth", self.max_depth, 1)
+        integer("min_samples_split", self.min_samples_split, 2)
+        integer("min_samples_leaf", self.min_samples_leaf, 1)
+        decrease = self.min_impurity_decrease
+        if isinstance(decrease, bool) or not isinstance(decrease, (int, float, np.number)):
+            raise TypeError(f"min_impurity_decrease must be a number, got {decrease!r}")
+        if not decrease >= 0: raise ValueError(f"min_impurity_decrease must be non-negative, got {decrease}")
+
+    def may_split(self, n_samples, depth, impurity, root_impurity):
+        "Whether nodes with these sample counts, depths and impurities are searched at all (False: they are leaves)."
+        deep = depth >= self.max_depth if self.max_depth is not None else np.zeros_like(np.asarray(depth), dtype=bool)
+        return (~deep & (np.asarray(n_samples) >= self.min_samples_split) & (np.asarray(n_samples) >= 2 * self.min_samples_leaf)
+                & (np.asarray(impurity) > PURE * root_impurity))
+
+    def worth_splitting(self, weight_fraction, impurity, split_impurity, root_impurity):
+        "Whether the best split of nodes holding `weight_fraction` of the training weight decreases the impurity enough."
+        decrease = weight_fraction * (np.asarray(impurity) - np.asarray(split_impurity))
+        return decrease + PURE * root_impurity >= self.min_impurity_decrease
 
 # %% ../nbs/02_naive_split.ipynb #9d192a40
 def check_tree_data(X, y, criterion, n_classes=None):
@@ -170,89 +276,107 @@ def check_tree_data(X, y, criterion, n_classes=None):
 # %% ../nbs/02_naive_split.ipynb #fd3c7481
 def check_growth(X, y, criterion, sample_weight=None, n_classes=None, max_depth=None, min_samples_split=2,
                  min_samples_leaf=1, min_impurity_decrease=0.0):
-    "Validate everything a grower is given; return `X`, `y` and the sample weights as arrays."
+    "Validate everything a grower is given, once; return `X`, `y`, the sample weights and the `StoppingRules`."
     X, y = check_tree_data(X, y, criterion, n_classes)
-    check_stopping_rules(max_depth, min_samples_split, min_samples_leaf, min_impurity_decrease)
-    return X, y, check_sample_weight(sample_weight, len(y))
+    rules = StoppingRules(max_depth, min_samples_split, min_samples_leaf, min_impurity_decrease)
+    return X, y, check_sample_weight(sample_weight, len(y)), rules
 
 # %% ../nbs/02_naive_split.ipynb #772ecbaf
-PURE = np.finfo(float).eps  # an impurity this small is rounding noise: the node is pure
-
 def grow_tree(X, y, criterion="gini", sample_weight=None, n_classes=None, *, find_split=best_split,
               max_depth=None, min_samples_split=2, min_samples_leaf=1, min_impurity_decrease=0.0):
-    "Grow a binary tree greedily: split each node by `find_split` until a stopping rule makes it a leaf."
-    X, y, w = check_growth(X, y, criterion, sample_weight, n_classes, max_depth, min_samples_split, min_samples_leaf,
-                           min_impurity_decrease)
-    total_weight = w.sum()
-
-    def make_node(rows, depth):
-        yt, wt = y[rows], w[rows]
-        stats = (node_value(yt, n_classes, wt), node_impurity(yt, criterion, n_classes, wt), len(rows), wt.sum())
-        if ((max_depth is not None and depth >= max_depth) or len(rows) < min_samples_split
-                or len(rows) < 2 * min_samples_leaf or stats[1] <= PURE):
-            return Leaf(*stats)
-        split = find_split(X[rows], yt, wt, criterion, n_classes, min_samples_leaf)
-        if split is None: return Leaf(*stats)
-        if stats[3] / total_weight * (stats[1] - split.impurity) + PURE < min_impurity_decrease: return Leaf(*stats)
-        return Node(*stats, split)
-
-    root = make_node(np.arange(len(y)), 0)
-    stack = [(root, np.arange(len(y)), 0)]
+    "Grow a binary `Tree` greedily, depth first: split each node by `find_split` until a stopping rule makes it a leaf."
+    X, y, w, rules = check_growth(X, y, criterion, sample_weight, n_classes, max_depth, min_samples_split, min_samples_leaf,
+                                  min_impurity_decrease)
+    builder, total_weight = TreeBuilder(), w.sum()
+    root_impurity = node_impurity(y, criterion, n_classes, w)
+    stack = [(np.arange(len(y)), 0, -1, True)]                 # rows, depth, parent, is the left child
     while stack:
-        node, rows, depth = stack.pop()
-        if isinstance(node, Leaf): continue
-        left = node.split.goes_left(X[rows])
-        node.left, node.right = make_node(rows[left], depth + 1), make_node(rows[~left], depth + 1)
-        stack += [(node.right, rows[~left], depth + 1), (node.left, rows[left], depth + 1)]
-    return root
+        rows, depth, parent, is_left = stack.pop()
+        yt, wt = y[rows], w[rows]
+        impurity = node_impurity(yt, criterion, n_classes, wt)
+        t = builder.add_node(parent, is_left, node_value(yt, n_classes, wt), impurity, len(rows), wt.sum())
+        if not rules.may_split(len(rows), depth, impurity, root_impurity): continue
+        split = find_split(X[rows], yt, wt, criterion, n_classes, min_samples_leaf)
+        if split is None or not rules.worth_splitting(wt.sum() / total_weight, impurity, split.impurity, root_impurity): continue
+        builder.split_node(t, split)
+        left = split.goes_left(X[rows])
+        stack += [(rows[~left], depth + 1, t, False), (rows[left], depth + 1, t, True)]
+    return builder.build()
 
 # %% ../nbs/02_naive_split.ipynb #6202cdc4
 def tree_differences(a, b, rtol=1e-9, compare_counts=True):
-    "Where trees `a` and `b` differ (structure, splits, values, impurities, weights, counts), within `rtol` of the root's scale; empty if the same."
-    diffs, stack = [], [(a, b, "root")]
+    "Where `Tree`s `a` and `b` differ (shape, splits, values, impurities, weights, counts), within `rtol` of the root's scale; empty if the same."
+    if a.node_count != b.node_count or (a.is_leaf != b.is_leaf).any():
+        shape = np.flatnonzero(a.is_leaf[:min(a.node_count, b.node_count)] != b.is_leaf[:min(a.node_count, b.node_count)])
+        where = f"node {shape[0]}: {'leaf' if a.is_leaf[shape[0]] else 'split'} vs {'leaf' if b.is_leaf[shape[0]] else 'split'}" if len(shape) else ""
+        return [f"shape: {a.node_count} vs {b.node_count} nodes, {a.n_leaves} vs {b.n_leaves} leaves; {where}".rstrip("; ")]
+    diffs = []
     # absolute tolerances on the root's scale: a leaf's impurity of 1e-12 next to a root variance of 1e4 is rounding,
     # and so is a variance of 1e-32 for targets near 1 (a few eps times the squared values)
-    largest_value = max(1.0, np.abs(a.value).max(), np.sqrt(abs(a.impurity)))
-    impurity_scale = rtol * max(abs(a.impurity), abs(b.impurity)) + 16 * np.finfo(float).eps * largest_value ** 2
-    value_scale = rtol * largest_value
-    close = lambda u, v, atol: np.allclose(u, v, rtol=rtol, atol=atol)
-    while stack:
-        p, q, path = stack.pop()
-        if type(p) is not type(q):
-            diffs.append(f"{path}: {type(p).__name__} vs {type(q).__name__}"); continue
-        if np.shape(p.value) != np.shape(q.value) or not close(p.value, q.value, value_scale):
-            diffs.append(f"{path}: value {p.value} vs {q.value}")
-        if not close(p.impurity, q.impurity, impurity_scale): diffs.append(f"{path}: impurity {p.impurity} vs {q.impurity}")
-        if not close(p.weighted_n_samples, q.weighted_n_samples, 0.0):
-            diffs.append(f"{path}: weight {p.weighted_n_samples} vs {q.weighted_n_samples}")
-        if compare_counts and p.n_samples != q.n_samples: diffs.append(f"{path}: n_samples {p.n_samples} vs {q.n_samples}")
-        if isinstance(p, Node):
-            if type(p.split) is not type(q.split) or p.split.feature != q.split.feature or not _same_rule(p.split, q.split):
-                diffs.append(f"{path}: split {p.split} vs {q.split}"); continue
-            stack += [(p.left, q.left, path + ".left"), (p.right, q.right, path + ".right")]
+    largest_value = max(1.0, np.abs(a.value).max(), np.sqrt(abs(a.impurity[0])))
+    impurity_scale = rtol * max(abs(a.impurity[0]), abs(b.impurity[0])) + 16 * np.finfo(float).eps * largest_value ** 2
+    close = lambda u, v, atol: np.isclose(u, v, rtol=rtol, atol=atol).reshape(len(u), -1).all(axis=1)
+    inner = ~a.is_leaf
+    same_rule = ((a.feature == b.feature) & (a.categorical == b.categorical)
+                 & np.where(a.categorical, True, a.threshold == b.threshold))
+    width = max(a.left_levels.shape[1], b.left_levels.shape[1])
+    pad = lambda m: np.pad(m, ((0, 0), (0, width - m.shape[1])))
+    same_rule &= (pad(a.left_levels) == pad(b.left_levels)).all(axis=1) & (pad(a.right_levels) == pad(b.right_levels)).all(axis=1)
+    rule = lambda tree, t: ((int(tree.feature[t]), float(tree.threshold[t])) if not tree.categorical[t] else
+                            (int(tree.feature[t]), set(np.flatnonzero(tree.left_levels[t]).tolist())))
+    checks = [("split", inner & ~same_rule, lambda t: rule(a, t), lambda t: rule(b, t)),
+              ("value", ~close(a.value, b.value, rtol * largest_value) if a.value.shape == b.value.shape
+                        else np.ones(a.node_count, bool), lambda t: a.value[t], lambda t: b.value[t]),
+              ("impurity", ~close(a.impurity, b.impurity, impurity_scale), lambda t: a.impurity[t], lambda t: b.impurity[t]),
+              ("weight", ~close(a.weighted_n_node_samples, b.weighted_n_node_samples, 0.0),
+               lambda t: a.weighted_n_node_samples[t], lambda t: b.weighted_n_node_samples[t])]
+    if compare_counts:
+        checks.append(("n_samples", a.n_node_samples != b.n_node_samples, lambda t: a.n_node_samples[t], lambda t: b.n_node_samples[t]))
+    for name, differs, of_a, of_b in checks:
+        diffs += [f"node {t}: {name} {of_a(t)} vs {of_b(t)}" for t in np.flatnonzero(differs)]
     return diffs
 
-def _same_rule(s, t):
-    "Same split rule: equal thresholds, or for other kinds of split (chapter 04) equal rule fields."
-    fields = {k: v for k, v in vars(s).items() if k not in ("feature", "impurity")}
-    other = {k: v for k, v in vars(t).items() if k not in ("feature", "impurity")}
-    return fields == other
-
 # %% ../nbs/02_naive_split.ipynb #be4ced09
-def tree_text(tree, feature_names=None, decimals=3, levels=None):
-    "The tree as indented rules, one line per node; `levels` maps a feature index to its category names (chapter 04)."
+def split_rule(tree, t, name, levels=None, decimals=2, left=True):
+    "The question of internal node `t` for its left or right child: 'x <= 0.5', 'x > 0.5' or, for a categorical split, 'x in {a, b}'."
+    if not tree.categorical[t]:
+        return f"{name} {'<=' if left else '>'} {tree.threshold[t]:.{decimals}f}"
+    side = np.flatnonzero((tree.left_levels if left else tree.right_levels)[t])
+    return f"{name} in {{{', '.join(str(levels[c]) if levels is not None else str(c) for c in side)}}}"
+
+def leaf_text(tree, t, class_names=None, decimals=2):
+    "What node `t` predicts: the most probable class with the class proportions (when `class_names` are given), else its value; and its weight."
+    weight = f"weight {round(float(tree.weighted_n_node_samples[t]), decimals):g}"
+    if class_names is None:
+        v = tree.value[t]
+        value = f"{v[0]:.{decimals}f}" if len(v) == 1 else "[" + ", ".join(f"{p:.{decimals}f}" for p in v) + "]"
+        return f"value: {value}  {weight}"
+    proportions = ", ".join(f"{p:.{decimals}f}" for p in tree.value[t])
+    return f"class: {class_names[int(tree.value[t].argmax())]}  [{proportions}]  {weight}"
+
+def tree_text(tree, feature_names=None, class_names=None, decimals=2, max_depth=None, level_names=None):
+    "A `Tree` as indented rules, a line per split and per leaf; `level_names` maps a categorical feature to its levels' names."
     name = (lambda j: str(feature_names[j])) if feature_names is not None else (lambda j: f"x{j}")
-    levels = levels or {}
-    lines, stack = [], [(tree, 0, None)]
+    level_names, depth_of = level_names or {}, tree.node_depth
+    lines, stack = [], [(0, None)]
     while stack:
-        node, depth, rule = stack.pop()
-        if rule is not None: lines.append("|   " * (depth - 1) + f"|--- {rule}")
-        if isinstance(node, Leaf):
-            value = np.array2string(np.round(node.value, decimals), separator=", ")
-            lines.append("|   " * depth + f"value: {value}  (weight {node.weighted_n_samples:g})")
+        t, rule = stack.pop()
+        depth = depth_of[t]
+        if rule is not None: lines.append("|   " * (depth - 1) + "|--- " + rule)
+        if tree.is_leaf[t]: lines.append("|   " * depth + "|--- " + leaf_text(tree, t, class_names, decimals))
+        elif max_depth is not None and depth >= max_depth:
+            below = depth_of[t:subtree_end(tree, t)].max() - depth
+            lines.append("|   " * depth + f"|--- truncated branch of depth {below}")
         else:
-            f = name(node.split.feature)
-            names = levels.get(node.split.feature)
-            stack += [(node.right, depth + 1, node.split.describe(f, left=False, levels=names)),
-                      (node.left, depth + 1, node.split.describe(f, left=True, levels=names))]
+            j = tree.feature[t]
+            stack += [(tree.children_right[t], split_rule(tree, t, name(j), level_names.get(j), decimals, left=False)),
+                      (tree.children_left[t], split_rule(tree, t, name(j), level_names.get(j), decimals, left=True))]
     return "\n".join(lines)
+
+def subtree_end(tree, t):
+    "One past the last node of the subtree of `t`: pre-order numbers a subtree t, t + 1, ..., each split opening one more branch."
+    open_branches, s = 1, t
+    while open_branches:
+        open_branches += -1 if tree.is_leaf[s] else 1
+        s += 1
+    return s
