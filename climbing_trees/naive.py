@@ -4,7 +4,7 @@
 
 # %% ../nbs/02_naive_split.ipynb #ce280a2a
 from __future__ import annotations
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from typing import Callable, Sequence
 import numpy as np
 from .impurity import (CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA, check_sample_weight,
@@ -12,9 +12,9 @@ from .impurity import (CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA, check_sampl
 
 # %% auto #0
 __all__ = ['LEAF', 'UNDEFINED', 'TIE_TOLERANCE', 'ColumnSearch', 'PURE', 'Split', 'Tree', 'preorder_numbers', 'TreeBuilder',
-           'midpoints', 'candidate_thresholds', 'admissible_cuts', 'naive_split_curve', 'ties_with_best', 'first_best',
-           'naive_column_split', 'best_split', 'StoppingRules', 'check_tree_data', 'check_growth', 'grow_tree',
-           'tree_differences', 'split_rule', 'leaf_text', 'tree_text', 'subtree_end']
+           'kept_nodes', 'collapse', 'midpoints', 'candidate_thresholds', 'admissible_cuts', 'naive_split_curve',
+           'ties_with_best', 'first_best', 'naive_column_split', 'best_split', 'StoppingRules', 'check_tree_data',
+           'check_growth', 'grow_tree', 'tree_differences', 'split_rule', 'leaf_text', 'tree_text', 'subtree_end']
 
 # %% ../nbs/02_naive_split.ipynb #5733845f
 @dataclass(frozen=True)
@@ -147,6 +147,31 @@ class TreeBuilder:
         return Tree(renumber(children_left)[order], renumber(children_right)[order], feature[order], threshold[order],
                     categorical[order], left_levels[order], right_levels[order], default_left[order], value[order],
                     impurity[order], n_samples[order], weight[order])
+
+# %% ../nbs/02_naive_split.ipynb #9dc6ab4c
+def kept_nodes(tree, cut):
+    "Numbers of the nodes that remain when the nodes where boolean `cut` is True become leaves: pre-order, not descending below a cut."
+    keep, stack = [], [0]
+    while stack:
+        t = stack.pop()
+        keep.append(t)
+        if tree.children_left[t] != LEAF and not cut[t]: stack += [tree.children_right[t], tree.children_left[t]]
+    return np.array(keep, dtype=np.intp)
+
+def collapse(tree, nodes):
+    "A copy of `tree` in which each internal node of `nodes` becomes a leaf, its subtree dropped and the rest renumbered."
+    cut = np.zeros(tree.node_count, bool)
+    cut[np.asarray(list(nodes), dtype=np.intp)] = True
+    keep = kept_nodes(tree, cut)
+    number = np.full(tree.node_count, LEAF, dtype=np.intp)
+    number[keep] = np.arange(len(keep))
+    leaf = tree.is_leaf[keep] | cut[keep]
+    rows = {f.name: getattr(tree, f.name)[keep].copy() for f in fields(tree)}
+    rows["children_left"] = np.where(leaf, LEAF, number[tree.children_left[keep]])
+    rows["children_right"] = np.where(leaf, LEAF, number[tree.children_right[keep]])
+    rows["feature"][leaf], rows["threshold"][leaf] = UNDEFINED, UNDEFINED
+    for name in ("categorical", "left_levels", "right_levels", "default_left"): rows[name][leaf] = False
+    return Tree(**rows)
 
 # %% ../nbs/02_naive_split.ipynb #cfc1b384
 def midpoints(lower, upper):
