@@ -8,24 +8,15 @@ from dataclasses import dataclass
 from typing import NamedTuple
 import numpy as np
 import pandas as pd
-from .impurity import misclassification_rate
-from .naive import first_best
-from .criteria import ClassificationCriterion, Criterion, SquaredError, make_criterion
+from .naive import admissible_cuts, first_best
+from .criteria import Criterion, SquaredError, make_criterion
 
 # %% auto #0
-__all__ = ['EXHAUSTIVE_MAX_LEVELS', 'MULTICLASS_EXHAUSTIVE_LEVELS', 'categorical_criterion', 'LevelStatistics', 'level_codes',
-           'level_statistics', 'CategoricalSplit', 'make_categorical_split', 'exhaustive_split_curve',
-           'best_exhaustive_split', 'exhaustive_categorical_split', 'one_vs_rest_split', 'response_order',
-           'prefix_split_curve', 'best_prefix_split', 'ordered_categorical_split', 'principal_component_order',
-           'principal_component_split', 'categorical_column_split', 'column_searches', 'CategoryEncoder']
-
-# %% ../nbs/04_categorical.ipynb #cce3d956
-def categorical_criterion(criterion, n_classes=None) -> Criterion:
-    "The chapter 03 `Criterion` for a criterion name, plus 'misclassification' (a concave impurity of the class proportions)."
-    if criterion == "misclassification":
-        if n_classes is None: raise ValueError("criterion 'misclassification' classifies: give n_classes")
-        return ClassificationCriterion(misclassification_rate, n_classes)
-    return make_criterion(criterion, n_classes)
+__all__ = ['EXHAUSTIVE_MAX_LEVELS', 'MULTICLASS_EXHAUSTIVE_LEVELS', 'LevelStatistics', 'level_codes', 'level_statistics',
+           'CategoricalSplit', 'make_categorical_split', 'exhaustive_split_curve', 'best_exhaustive_split',
+           'exhaustive_categorical_split', 'one_vs_rest_split', 'response_order', 'prefix_split_curve',
+           'best_prefix_split', 'ordered_categorical_split', 'principal_component_order', 'principal_component_split',
+           'categorical_column_split', 'column_searches', 'CategoryEncoder']
 
 # %% ../nbs/04_categorical.ipynb #c9dc9fa5
 class LevelStatistics(NamedTuple):
@@ -47,7 +38,7 @@ def level_codes(x):
 
 def level_statistics(x, y, sample_weight, criterion, n_classes=None):
     "Per-level sufficient statistics of the categorical column `x` at a node: one pass over the samples."
-    crit = categorical_criterion(criterion, n_classes)
+    crit = make_criterion(criterion, n_classes)
     codes = level_codes(x)
     w = np.ones(len(codes)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
     levels, inverse = np.unique(codes, return_inverse=True)
@@ -103,12 +94,12 @@ def _partition_masks(k, start, stop):
     bits = ((number[:, None] >> np.arange(k - 1)) & 1).astype(bool)
     return np.column_stack([np.ones(len(number), dtype=bool), bits])
 
-def _sides_admissible(levels: LevelStatistics, n_left, n_right, w_left, w_right, min_samples_leaf, left_has_first):
-    "Which candidates leave `min_samples_leaf` samples on both sides, the weightless levels counted with the heavier side."
+def _sides_admissible(levels: LevelStatistics, n_left, n_right, levels_left, levels_right, w_left, w_right, min_samples_leaf,
+                      left_has_first):
+    "Chapter 02's `admissible_cuts` for candidate partitions: samples counted with the weightless levels on the heavier side, levels (all of positive weight) as the positive counts."
     heavier_left = _left_is_heavier(w_left, w_right, left_has_first)
-    n_left = n_left + levels.n_weightless * heavier_left
-    n_right = n_right + levels.n_weightless * ~heavier_left
-    return (n_left >= min_samples_leaf) & (n_right >= min_samples_leaf)
+    return admissible_cuts(n_left + levels.n_weightless * heavier_left, n_right + levels.n_weightless * ~heavier_left,
+                           levels_left, levels_right, min_samples_leaf)
 
 EXHAUSTIVE_MAX_LEVELS = 24   # 2^23 - 1 = 8.4 million partitions, a few seconds: beyond this the oracle refuses
 
@@ -123,7 +114,7 @@ def exhaustive_split_curve(levels: LevelStatistics, min_samples_leaf=1, block=1 
     for start in range(0, n_partitions, block):
         M = _partition_masks(k, start, min(start + block, n_partitions))
         left, right = M.astype(float) @ levels.S, (~M).astype(float) @ levels.S
-        ok = _sides_admissible(levels, M @ levels.counts, ~M @ levels.counts,
+        ok = _sides_admissible(levels, M @ levels.counts, ~M @ levels.counts, M.sum(axis=1), (~M).sum(axis=1),
                                crit.weight(left), crit.weight(right), min_samples_leaf, True)   # level 0 is always left
         values[start:start + len(M)][ok] = crit.split_impurity(left[ok], right[ok])
     return values, float(crit.impurity(levels.S.sum(axis=0)))
@@ -151,7 +142,8 @@ def one_vs_rest_split(x, y, sample_weight, criterion, n_classes=None, min_sample
     before = np.vstack([np.zeros_like(S[:1]), np.cumsum(S, axis=0)[:-1]])
     after = np.vstack([np.cumsum(S[::-1], axis=0)[::-1][1:], np.zeros_like(S[:1])])
     rest, n_rest = before + after, levels.counts.sum() - levels.counts
-    ok = _sides_admissible(levels, levels.counts, n_rest, crit.weight(S), crit.weight(rest), min_samples_leaf, np.arange(k) == 0)
+    ok = _sides_admissible(levels, levels.counts, n_rest, np.ones(k), np.full(k, k - 1), crit.weight(S), crit.weight(rest),
+                           min_samples_leaf, np.arange(k) == 0)
     if not ok.any(): return None
     values = crit.split_impurity(S[ok], rest[ok])
     best = first_best(values, crit.impurity(S.sum(axis=0)))
@@ -176,7 +168,8 @@ def prefix_split_curve(levels: LevelStatistics, order, min_samples_leaf=1):
     n_left, n_right = np.cumsum(counts)[:-1], np.cumsum(counts[::-1])[::-1][1:]
     sizes = np.arange(1, len(order))
     first_goes_left = sizes > np.flatnonzero(order == 0)[0]           # the prefix holds level 0, the smallest code
-    ok = _sides_admissible(levels, n_left, n_right, crit.weight(left), crit.weight(right), min_samples_leaf, first_goes_left)
+    ok = _sides_admissible(levels, n_left, n_right, sizes, len(order) - sizes, crit.weight(left), crit.weight(right),
+                           min_samples_leaf, first_goes_left)
     return sizes[ok], crit.split_impurity(left[ok], right[ok])
 
 def best_prefix_split(levels: LevelStatistics, order, min_samples_leaf=1):

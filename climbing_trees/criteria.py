@@ -6,8 +6,8 @@
 from __future__ import annotations
 from functools import partial
 import numpy as np
-from .impurity import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA, gini, entropy, squared_error
-from .naive import Split, best_split, first_best, midpoints, naive_column_split
+from .impurity import CLASSIFICATION_CRITERIA, CLASS_IMPURITY, REGRESSION_CRITERIA, gini, entropy
+from .naive import Split, admissible_cuts, best_split, first_best, midpoints, naive_column_split
 
 # %% auto #0
 __all__ = ['SPLIT_SEARCHES', 'Criterion', 'ClassificationCriterion', 'Gini', 'Entropy', 'SquaredError', 'make_criterion',
@@ -50,7 +50,7 @@ def _sum_over_classes(S, f=None):
     return total
 
 class ClassificationCriterion(Criterion):
-    "Gini or entropy from weighted class counts $c_k$: statistics are the one-hot rows $w_i e_{y_i}$."
+    "An impurity of the class proportions (Gini, entropy, misclassification) from weighted class counts $c_k$: statistics are the one-hot rows $w_i e_{y_i}$."
     def __init__(self, impurity_of_proportions, n_classes):
         self.impurity_of_proportions, self.n_classes = impurity_of_proportions, n_classes
     def stats(self, y, sample_weight):
@@ -85,43 +85,52 @@ class Entropy(ClassificationCriterion):
 
 # %% ../nbs/03_incremental.ipynb #d1a7d086
 class SquaredError(Criterion):
-    "Weighted variance from $S_0 = \\sum w$, $S_1 = \\sum w (y - c)$, $S_2 = \\sum w (y - c)^2$, with $c$ the node mean (a shift that avoids cancellation)."
-    shift = 0.0
+    "Weighted variance from $S_0 = \\sum w$, $S_1 = \\sum w u$, $S_2 = \\sum w u^2$ of $u = (y - c)/s$: $c$ the node's mean, $s$ its largest $|y - c|$."
+    shift, scale = 0.0, 1.0
     def stats(self, y, sample_weight):
-        y = np.asarray(y, dtype=float)
-        total = sample_weight.sum()
-        self.shift = float(np.dot(sample_weight, y) / total) if total > 0 else 0.0
-        centred = y - self.shift
-        return np.column_stack([sample_weight, sample_weight * centred, sample_weight * centred ** 2])
+        "Per-sample $(w, w u, w u^2)$; sets `shift` and `scale` for this node, which `value` and `impurity` use to return real units."
+        y, w = np.asarray(y, dtype=float), np.asarray(sample_weight, dtype=float)
+        total = w.sum()
+        self.shift = float(np.dot(w, y) / total) if total > 0 else 0.0
+        centred = np.where(w > 0, y - self.shift, 0.0)       # a weightless sample contributes 0, even an extreme one
+        largest = float(np.abs(centred).max(initial=0.0))
+        self.scale = largest if largest > 0 else 1.0
+        u = centred / self.scale                             # in [-1, 1]: no square overflows, no sum exceeds W
+        return np.column_stack([w, w * u, w * u * u])
     def weight(self, S): return S[..., 0]
     def value(self, S):
         W = S[..., 0]
-        return np.divide(S[..., 1], W, out=np.zeros_like(W, dtype=float), where=W > 0) + self.shift
+        return self.shift + self.scale * np.divide(S[..., 1], W, out=np.zeros_like(W, dtype=float), where=W > 0)
     def impurity(self, S):
         W = np.where(S[..., 0] > 0, S[..., 0], 1.0)
-        return np.maximum(S[..., 2] / W - (S[..., 1] / W) ** 2, 0.0)
+        return self.scale ** 2 * np.maximum(S[..., 2] / W - (S[..., 1] / W) ** 2, 0.0)
     def weighted_impurity(self, S, W=None):
-        "$W L = S_2 - S_1^2 / S_0$, clipped at zero."
+        "$W L = s^2 (S_2 - S_1^2 / S_0)$, clipped at zero."
         W = np.where(S[..., 0] > 0, S[..., 0], 1.0)
-        return np.maximum(S[..., 2] - S[..., 1] ** 2 / W, 0.0)
+        return self.scale ** 2 * np.maximum(S[..., 2] - S[..., 1] ** 2 / W, 0.0)
 
 # %% ../nbs/03_incremental.ipynb #b8920486
+_SHORTCUTS = {"gini": Gini, "entropy": Entropy}   # classification criteria with a cheaper weighted impurity
+
 def make_criterion(criterion, n_classes=None):
-    "The `Criterion` object for a criterion name: 'gini' and 'entropy' need `n_classes`."
-    if criterion == "squared_error": return SquaredError()
-    kind = {"gini": Gini, "entropy": Entropy}.get(criterion)
-    if kind is None:
-        raise ValueError(f"unknown criterion {criterion!r}; the sweeps support 'gini', 'entropy' and 'squared_error'")
+    "The `Criterion` object for a criterion name of chapter 01 (classification criteria need `n_classes`); a `Criterion` is returned as it is."
+    if isinstance(criterion, Criterion): return criterion
+    if criterion not in CLASSIFICATION_CRITERIA + REGRESSION_CRITERIA:
+        raise ValueError(f"unknown criterion {criterion!r}; valid names are {', '.join(map(repr, CLASSIFICATION_CRITERIA + REGRESSION_CRITERIA))}")
+    if criterion in REGRESSION_CRITERIA:
+        if criterion != "squared_error": raise ValueError(f"criterion {criterion!r} has no additive sufficient statistics")
+        return SquaredError()
     if n_classes is None: raise ValueError(f"criterion {criterion!r} classifies: give n_classes")
-    return kind(n_classes)
+    if criterion in _SHORTCUTS: return _SHORTCUTS[criterion](n_classes)
+    return ClassificationCriterion(CLASS_IMPURITY[criterion], n_classes)
 
 # %% ../nbs/03_incremental.ipynb #a3a2d21a
 def sorted_statistics(x, y, sample_weight, criterion, n_classes=None):
     "The criterion object, and the values, weights and per-sample statistics of a column's samples sorted by value."
     crit = make_criterion(criterion, n_classes)
     order = np.argsort(x, kind="stable")
-    ws = sample_weight[order]
-    return crit, np.asarray(x, dtype=float)[order], ws, crit.stats(y[order], ws)
+    ws = np.asarray(sample_weight, dtype=float)[order]
+    return crit, np.asarray(x, dtype=float)[order], ws, crit.stats(np.asarray(y)[order], ws)
 
 # %% ../nbs/03_incremental.ipynb #7f5b25ba
 def incremental_split_curve(x, y, sample_weight, criterion, n_classes=None, min_samples_leaf=1):
@@ -134,10 +143,9 @@ def incremental_split_curve(x, y, sample_weight, criterion, n_classes=None, min_
     for m in range(1, n):                       # m samples on the left after this move
         crit.move(left, right, per_sample[m - 1])
         positive_left += ws[m - 1] > 0; positive_right -= ws[m - 1] > 0
-        if xs[m - 1] == xs[m] or m < min_samples_leaf or n - m < min_samples_leaf: continue
-        if positive_left == 0 or positive_right == 0: continue
-        cuts.append(m)
-        values.append(crit.split_impurity(left, right))
+        if xs[m - 1] < xs[m] and admissible_cuts(m, n - m, positive_left, positive_right, min_samples_leaf):
+            cuts.append(m)
+            values.append(crit.split_impurity(left, right))
     cuts = np.array(cuts, dtype=int)
     return midpoints(xs[cuts - 1], xs[cuts]), np.array(values, dtype=float), crit.impurity(total)
 
@@ -159,9 +167,8 @@ def vectorized_split_curve(x, y, sample_weight, criterion, n_classes=None, min_s
     left = np.cumsum(per_sample, axis=0)[:-1]                  # row m-1: the m smallest samples
     right = np.cumsum(per_sample[::-1], axis=0)[::-1][1:]      # the other n - m
     m, n = np.arange(1, len(xs)), len(xs)
-    positive_left = np.cumsum(ws > 0)[:-1]                     # samples of positive weight on the left
-    admissible = ((xs[:-1] < xs[1:]) & (m >= min_samples_leaf) & (n - m >= min_samples_leaf)
-                  & (positive_left > 0) & (positive_left < (ws > 0).sum()))
+    positive_left, n_positive = np.cumsum(ws > 0)[:-1], int((ws > 0).sum())   # samples of positive weight
+    admissible = (xs[:-1] < xs[1:]) & admissible_cuts(m, n - m, positive_left, n_positive - positive_left, min_samples_leaf)
     cuts = m[admissible]
     node = crit.impurity(per_sample.sum(axis=0))
     return midpoints(xs[cuts - 1], xs[cuts]), crit.split_impurity(left[admissible], right[admissible]), node

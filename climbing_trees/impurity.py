@@ -92,13 +92,18 @@ def _regression_targets(y):
 
 # %% ../nbs/01_impurity.ipynb #1d5c982b
 def squared_error(y, sample_weight=None):
-    "Weighted variance sum_i w_i (y_i - ybar)^2 / W of the targets `y`, computed in two passes."
+    "Weighted variance sum_i w_i (y_i - ybar)^2 / W of the targets `y`: two passes, corrected for the rounding of the mean."
     y = _regression_targets(y)
     w = check_sample_weight(sample_weight, len(y))
     W = w.sum()
     if not W > 0: raise ValueError("squared_error of an empty node is undefined")
     mean = (w @ y) / W
-    return float(w @ np.square(y - mean) / W)
+    weighted = w > 0
+    d, w = y[weighted] - mean, w[weighted]
+    s = np.abs(d).max()                        # deviations in units of the largest: their squares cannot overflow
+    if s == 0: return 0.0
+    d = d / s
+    return float(max(w @ np.square(d) - (w @ d) ** 2 / W, 0.0) / W * s * s)
 
 # %% ../nbs/01_impurity.ipynb #b5b81876
 def node_value(y, n_classes=None, sample_weight=None):

@@ -273,10 +273,11 @@ class StoppingRules:
         return (~deep & (np.asarray(n_samples) >= self.min_samples_split) & (np.asarray(n_samples) >= 2 * self.min_samples_leaf)
                 & (np.asarray(impurity) > PURE * root_impurity))
 
-    def worth_splitting(self, weight_fraction, impurity, split_impurity, root_impurity):
+    def worth_splitting(self, weight_fraction, impurity, split_impurity, root_impurity=None):
         "Whether the best split of nodes holding `weight_fraction` of the training weight decreases the impurity enough."
-        decrease = weight_fraction * (np.asarray(impurity) - np.asarray(split_impurity))
-        return decrease + PURE * root_impurity >= self.min_impurity_decrease
+        impurity = np.asarray(impurity)   # a decrease within the tie tolerance of i(t) is rounding: it counts as none
+        decrease = weight_fraction * (impurity - np.asarray(split_impurity) + TIE_TOLERANCE * np.abs(impurity))
+        return decrease >= self.min_impurity_decrease
 
 # %% ../nbs/02_naive_split.ipynb #9d192a40
 def check_tree_data(X, y, criterion, n_classes=None):
@@ -343,7 +344,7 @@ def tree_differences(a, b, rtol=1e-9, compare_counts=True):
     close = lambda u, v, atol: np.isclose(u, v, rtol=rtol, atol=atol).reshape(len(u), -1).all(axis=1)
     inner = ~a.is_leaf
     same_rule = ((a.feature == b.feature) & (a.categorical == b.categorical)
-                 & np.where(a.categorical, True, a.threshold == b.threshold))
+                 & np.where(a.categorical, a.default_left == b.default_left, a.threshold == b.threshold))
     width = max(a.left_levels.shape[1], b.left_levels.shape[1])
     pad = lambda m: np.pad(m, ((0, 0), (0, width - m.shape[1])))
     same_rule &= (pad(a.left_levels) == pad(b.left_levels)).all(axis=1) & (pad(a.right_levels) == pad(b.right_levels)).all(axis=1)

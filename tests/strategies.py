@@ -1,11 +1,31 @@
-"""Random tree-growing problems for the property tests: ties, weights with zeros, 2 to 5 classes, regression."""
+"""Random tree-growing problems for the property tests: ties, weights with zeros, 2 to 5 classes, regression.
+
+`problems(extreme=True)` draws regression problems only, with targets that test the numerics of every search:
+y * scale + shift + step * group, the group a function of the first feature (above its median or not)."""
 import numpy as np
 from hypothesis import strategies as st
 
+EXTREME_SCALES = (1e-6, 1.0, 1e3, 1e150)
+EXTREME_SHIFTS = (0.0, 1e8)
+EXTREME_STEPS = (0.0, 1e8)
+
+
+def extreme_targets(y, X, scale=1.0, shift=0.0, step=0.0):
+    "`y * scale + shift + step * group`, with group 1 for the rows whose first feature is above its median, else 0."
+    group = X[:, 0] > np.median(X[:, 0])
+    return y * scale + shift + step * group
+
+
+def offset_to_spread(X, y):
+    "The largest ratio, over the two groups of `extreme_targets`, of a group's largest |y| to its range of y (groups of one value skipped)."
+    group = X[:, 0] > np.median(X[:, 0])
+    ratios = [np.abs(y[g]).max() / np.ptp(y[g]) for g in (group, ~group) if g.any() and np.ptp(y[g]) > 0]
+    return max(ratios, default=0.0)
+
 
 @st.composite
-def problems(draw, max_n=30):
-    "A random node: X with ties, a target (classes or real), weights with zeros, a criterion."
+def problems(draw, max_n=30, extreme=False):
+    "A random node: X with ties, a target (classes or real), weights with zeros, a criterion; `extreme`: regression with large shifts, scales and steps."
     n = draw(st.integers(1, max_n))
     d = draw(st.integers(1, 3))
     seed = draw(st.integers(0, 2**32 - 1))
@@ -13,10 +33,13 @@ def problems(draw, max_n=30):
     distinct = draw(st.sampled_from([2, 3, 5, 1000]))            # few distinct values: many ties
     X = rng.integers(0, distinct, size=(n, d)).astype(float)
     if draw(st.booleans()): X += rng.normal(size=(n, d)) * (distinct == 1000)
-    task = draw(st.sampled_from(["gini", "entropy", "squared_error"]))
+    task = "squared_error" if extreme else draw(st.sampled_from(["gini", "entropy", "squared_error"]))
     if task == "squared_error":
         n_classes = None
         y = np.round(rng.normal(size=n) * draw(st.sampled_from([1.0, 100.0])), draw(st.sampled_from([0, 3])))
+        if extreme:
+            y = extreme_targets(y, X, draw(st.sampled_from(EXTREME_SCALES)), draw(st.sampled_from(EXTREME_SHIFTS)),
+                                draw(st.sampled_from(EXTREME_STEPS)))
     else:
         n_classes = draw(st.integers(2, 5))
         y = rng.integers(0, n_classes, size=n)

@@ -4,6 +4,7 @@ The exhaustive search over all 2^(k-1)-1 partitions is the oracle. The search th
 `categorical_column_split`, must reach its optimum on random nodes with 2 to 10 levels and weights
 with zeros: always for regression and two classes (min_samples_leaf=1, the Fisher/Breiman theorem),
 and for three or more classes within the exhaustive limit (any min_samples_leaf)."""
+from dataclasses import replace
 from functools import partial
 
 import numpy as np
@@ -12,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from climbing_trees.impurity import node_impurity, node_value, play_tennis, split_impurity
-from climbing_trees.naive import Leaf, Node, best_split, grow_tree, iter_nodes, tree_differences
+from climbing_trees.naive import LEAF, Split, best_split, grow_tree, tree_differences
 from climbing_trees.criteria import vectorized_column_split
 from climbing_trees.categorical import (
     MULTICLASS_EXHAUSTIVE_LEVELS, CategoricalSplit, CategoryEncoder, best_prefix_split, categorical_column_split,
@@ -252,8 +253,9 @@ def test_trap_c_node_values_and_level_order_are_weighted():
     X = x[:, None]
     tree = grow_tree(X, y, "squared_error", w, find_split=partial(best_split, column_search=[categorical_column_split]),
                      max_depth=1)
-    assert tree.left.value[0] == pytest.approx(1.0) and tree.right.value[0] == pytest.approx(5.0)
-    assert tree.value[0] == pytest.approx(np.average(y, weights=w))
+    assert tree.node_count == 3 and bool(tree.categorical[0])
+    assert tree.value[tree.children_left[0], 0] == pytest.approx(1.0) and tree.value[tree.children_right[0], 0] == pytest.approx(5.0)
+    assert tree.value[0, 0] == pytest.approx(np.average(y, weights=w))
     repeated = categorical_column_split(np.repeat(x, w.astype(int)), np.repeat(y, w.astype(int)), None, "squared_error")
     assert repeated == split
 
@@ -291,9 +293,18 @@ def tennis_tree():
     return enc, codes, y, grow_tree(codes, y, "gini", n_classes=2, find_split=partial(best_split, column_search=searches))
 
 
+def split_of(tree, t):
+    "The split object of internal node `t` of a Tree, rebuilt from its arrays (so that its own goes_left routes)."
+    if not tree.categorical[t]: return Split(int(tree.feature[t]), float(tree.threshold[t]), np.nan)
+    return CategoricalSplit(int(tree.feature[t]), frozenset(np.flatnonzero(tree.left_levels[t]).tolist()),
+                            frozenset(np.flatnonzero(tree.right_levels[t]).tolist()), np.nan, bool(tree.default_left[t]))
+
+
 def leaf_of(tree, row):
-    while isinstance(tree, Node): tree = tree.left if tree.split.goes_left(row[None, :])[0] else tree.right
-    return tree
+    t = 0
+    while tree.children_left[t] != LEAF:
+        t = tree.children_left[t] if split_of(tree, t).goes_left(row[None, :])[0] else tree.children_right[t]
+    return t
 
 
 def test_unseen_level_goes_to_the_heavier_child():
@@ -301,13 +312,14 @@ def test_unseen_level_goes_to_the_heavier_child():
     new = pd.DataFrame({"Outlook": ["Fog"], "Temperature": ["Freezing"], "Humidity": ["Damp"], "Wind": ["Gale"]})
     row = enc.transform(new)[0]
     assert (row == -1).all()
-    node = tree
-    while isinstance(node, Node):                 # every split on the way sends the unknown levels to its heavier child
-        heavier = node.left if node.left.weighted_n_samples >= node.right.weighted_n_samples else node.right
-        assert node.split.default_left == (heavier is node.left)
-        node = node.left if node.split.goes_left(row[None, :])[0] else node.right
-        assert node is heavier
-    assert leaf_of(tree, row) is node
+    t = 0
+    while tree.children_left[t] != LEAF:          # every split on the way sends the unknown levels to its heavier child
+        left, right = tree.children_left[t], tree.children_right[t]
+        heavier = left if tree.weighted_n_node_samples[left] >= tree.weighted_n_node_samples[right] else right
+        assert bool(tree.default_left[t]) == (heavier == left)
+        t = left if split_of(tree, t).goes_left(row[None, :])[0] else right
+        assert t == heavier
+    assert leaf_of(tree, row) == t
 
 
 def test_tree_differences_compare_categorical_splits():
@@ -317,9 +329,11 @@ def test_tree_differences_compare_categorical_splits():
     assert tree_differences(tree, oracle) == []
     other = grow_tree(codes, y, "gini", n_classes=2, max_depth=1,
                       find_split=partial(best_split, column_search=[exhaustive_categorical_split] * codes.shape[1]))
-    flipped = Node(other.value, other.impurity, other.n_samples, other.weighted_n_samples,
-                   CategoricalSplit(other.split.feature, other.split.left_levels, other.split.right_levels,
-                                    other.split.impurity, not other.split.default_left), other.left, other.right)
+    assert other.node_count == 3 and bool(other.categorical[0])
+    left_levels, right_levels = other.left_levels.copy(), other.right_levels.copy()
+    moved = np.flatnonzero(right_levels[0])[0]                      # one level of the right side moves left
+    left_levels[0, moved], right_levels[0, moved] = True, False
+    flipped = replace(other, left_levels=left_levels, right_levels=right_levels)
     assert tree_differences(other, flipped) != []
 
 
@@ -333,10 +347,15 @@ def test_mixed_numeric_and_categorical_tree():
     X = np.column_stack([num, cat.astype(float)])
     tree = grow_tree(X, y, "entropy", n_classes=2, find_split=partial(best_split, column_search=column_searches(
         2, [1], vectorized_column_split)))
-    kinds = {type(node.split).__name__ for node in iter_nodes(tree) if isinstance(node, Node)}
-    assert kinds == {"Split", "CategoricalSplit"}
-    assert all(leaf.impurity == 0 for leaf in iter_nodes(tree) if isinstance(leaf, Leaf))
-    assert sum(isinstance(node, Leaf) for node in iter_nodes(tree)) <= 6   # 4 would do; greedy growth takes a detour
+    inner = ~tree.is_leaf
+    assert set(tree.categorical[inner].tolist()) == {False, True}                  # numeric and categorical splits
+    assert np.isnan(tree.threshold[inner & tree.categorical]).all() and (tree.feature[inner & tree.categorical] == 1).all()
+    assert (tree.impurity[tree.is_leaf] == 0).all()
+    assert tree.n_leaves <= 6   # 4 would do; greedy growth takes a detour
+    for t in np.flatnonzero(inner & tree.categorical):                            # stored level sets route the training rows
+        assert not (tree.left_levels[t] & tree.right_levels[t]).any()
+    leaves = np.array([leaf_of(tree, row) for row in X])
+    assert (tree.value[leaves].argmax(axis=1) == y).all()
 
 
 def test_column_searches_and_split_rules():
