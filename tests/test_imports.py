@@ -67,8 +67,9 @@ def test_no_module_imports_a_later_chapter():
 def notebook_imports(source, api):
     "Modules a notebook cell's code refers to by import, including imports inside strings run by a subprocess."
     modules = re.findall(r"(?:from|import)\s+climbing_trees\.(\w+)", source)
-    for names in re.findall(r"from\s+climbing_trees\s+import\s+\(?([\w\s,]+)\)?", source):
-        modules += [api.get(n.strip().split(" as ")[0], "?" + n.strip()) for n in names.split(",") if n.strip()]
+    for names in re.findall(r"from\s+climbing_trees\s+import\s+(\([^)]*\)|[^\n#]+)", source):
+        names = [n.strip().split(" as ")[0].strip() for n in names.strip("() \n").split(",")]
+        modules += [api.get(n, "?" + n) for n in names if n]
     return modules
 
 
@@ -113,7 +114,8 @@ def test_the_public_api_imports_nothing_for_its_side_effects():
 @pytest.mark.parametrize("source, expected", [
     ("from climbing_trees.naive import grow_tree", ["naive"]),
     ("x = 'from climbing_trees.levelwise import grow_levelwise'", ["levelwise"]),
-    ("from climbing_trees import DecisionTreeClassifier, plot_tree", ["estimators", "inference"]),
+    ("from climbing_trees import DecisionTreeClassifier, plot_tree\nn_rows = 3", ["estimators", "inference"]),
+    ("from climbing_trees import (DecisionTreeClassifier,\n    plot_tree)  # two names", ["estimators", "inference"]),
 ])
 def test_the_notebook_import_scanner_sees_imports(source, expected):
     api = {"DecisionTreeClassifier": "estimators", "plot_tree": "inference"}
