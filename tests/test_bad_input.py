@@ -1,4 +1,4 @@
-"""Bad input to chapter 05's estimators: each case gets a ValueError or TypeError (NotFittedError for an
+"""Bad input to chapter 08's estimators: each case gets a ValueError or TypeError (NotFittedError for an
 unfitted tree) whose message names the problem; and the edge inputs that must simply work."""
 import numpy as np
 import pandas as pd
@@ -6,7 +6,8 @@ import pytest
 from sklearn.exceptions import NotFittedError
 
 from climbing_trees.impurity import play_tennis
-from climbing_trees.tree import DecisionTreeClassifier, DecisionTreeRegressor, export_text, plot_tree
+from climbing_trees.estimators import DecisionTreeClassifier, DecisionTreeRegressor
+from climbing_trees.inference import export_text, plot_tree
 
 rng = np.random.default_rng(0)
 X = rng.random((20, 3))
@@ -63,6 +64,8 @@ BAD = [
     ("min_samples_split 1", lambda: R(min_samples_split=1).fit(X, y_real), ValueError, "min_samples_split must be at least 2"),
     ("negative min_impurity_decrease", lambda: C(min_impurity_decrease=-0.1).fit(X, y), ValueError, "min_impurity_decrease"),
     ("unknown criterion", lambda: C(criterion="ginny").fit(X, y), ValueError, "unknown criterion 'ginny'"),
+    ("misclassification is not a growing criterion", lambda: C(criterion="misclassification").fit(X, y), ValueError,
+     "unknown criterion 'misclassification'"),
     ("criterion not a string", lambda: R(criterion=None).fit(X, y_real), ValueError, "unknown criterion None"),
     ("regression criterion on a classifier", lambda: C(criterion="squared_error").fit(X, y), ValueError, "a criterion of DecisionTreeRegressor"),
     ("classification criterion on a regressor", lambda: R(criterion="gini").fit(X, y_real), ValueError, "a criterion of DecisionTreeClassifier"),

@@ -1,6 +1,7 @@
-"""Chapter 05's estimators as scikit-learn sees them: its whole `check_estimator` suite, and the
+"""Chapter 08's estimators as scikit-learn sees them: its whole `check_estimator` suite, and the
 tools that rely on the conventions (Pipeline, GridSearchCV, cross_val_score, clone, pickle);
-then data frames with categorical columns, the choice of algorithm, and the pruning hook."""
+then data frames with categorical columns, the choice of algorithm, the fitted `Tree` that every
+grower writes, and pruning with chapter 07's `prune`."""
 import pickle
 
 import numpy as np
@@ -14,10 +15,13 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import climbing_trees
-from climbing_trees import tree as tree_module
+from climbing_trees.categorical import CategoryEncoder
+from climbing_trees.estimators import ALGORITHMS, DEFAULT_ALGORITHM, DecisionTreeClassifier, DecisionTreeRegressor
 from climbing_trees.impurity import play_tennis
-from climbing_trees.tree import (ALGORITHMS, DEFAULT_ALGORITHM, DecisionTreeClassifier, DecisionTreeRegressor, collapse,
-                                 export_text, flat_apply, plot_tree)
+from climbing_trees.inference import apply, export_text, plot_tree
+from climbing_trees.levelwise import grow_levelwise
+from climbing_trees.naive import Tree, collapse, tree_differences
+from climbing_trees.pruning import cost_complexity_path, prune
 
 X_BC, Y_BC = load_breast_cancer(return_X_y=True)
 X_DIA, Y_DIA = load_diabetes(return_X_y=True)
@@ -38,7 +42,7 @@ def test_public_api():
     assert climbing_trees.__version__
 
 
-def test_default_algorithm_is_the_registered_default():
+def test_default_algorithm_is_in_the_table():
     assert DecisionTreeClassifier().algorithm == DEFAULT_ALGORITHM == DecisionTreeRegressor().algorithm
     assert DEFAULT_ALGORITHM in ALGORITHMS
 
@@ -103,8 +107,9 @@ def test_regressor_leaf_values_are_weighted_means():
     np.testing.assert_allclose(reg.predict(np.array([[0.], [1.]])), [(1 + 2 + 12) / 4, (30 + 20) / 4])
 
 
-def test_queries_agree_with_the_flat_tree():
+def test_queries_agree_with_the_tree():
     clf = DecisionTreeClassifier(max_depth=5).fit(X_BC, Y_BC)
+    assert type(clf.tree_) is Tree
     assert clf.get_depth() == clf.tree_.max_depth == 5
     assert clf.get_n_leaves() == clf.tree_.n_leaves == len(np.unique(clf.apply(X_BC)))
     assert clf.tree_.is_leaf[clf.apply(X_BC)].all()
@@ -131,12 +136,26 @@ def categorical_frame(n=300, seed=0):
 @pytest.mark.parametrize("criterion", ["gini", "entropy"])
 def test_all_algorithms_grow_the_same_tree(criterion):
     X, y = categorical_frame()
-    fits = [DecisionTreeClassifier(criterion=criterion, max_depth=4, algorithm=a).fit(X, y) for a in ALGORITHMS]
-    for other in fits[1:]:
-        for name in ("children_left", "children_right", "feature", "left_levels", "right_levels", "default_left"):
-            np.testing.assert_array_equal(getattr(other.tree_, name), getattr(fits[0].tree_, name))
-        np.testing.assert_array_equal(other.tree_.threshold, fits[0].tree_.threshold)
-        np.testing.assert_allclose(other.tree_.value, fits[0].tree_.value, rtol=1e-12)
+    fits = {a: DecisionTreeClassifier(criterion=criterion, max_depth=4, algorithm=a).fit(X, y) for a in ALGORITHMS}
+    assert fits[DEFAULT_ALGORITHM].tree_.categorical.any()
+    for a in ALGORITHMS:
+        assert tree_differences(fits[a].tree_, fits[DEFAULT_ALGORITHM].tree_) == [], a
+
+
+@pytest.mark.parametrize("make, X, y, criterion, n_classes, categorical", [
+    (lambda: DecisionTreeClassifier(criterion="entropy", max_depth=6, min_samples_leaf=3), X_BC, Y_BC, "entropy", 2, ()),
+    (lambda: DecisionTreeRegressor(min_samples_leaf=5), X_DIA, Y_DIA, "squared_error", None, ()),
+    (lambda: DecisionTreeClassifier(max_depth=5), *categorical_frame(), "gini", 2, (0, 2))])
+def test_the_estimators_tree_is_a_growers_tree(make, X, y, criterion, n_classes, categorical):
+    "The fitted `tree_` is the grower's `Tree`, nothing converted: chapter 02's comparison takes it as it is."
+    est = make().fit(X, y)
+    codes = CategoryEncoder().fit_transform(X) if isinstance(X, pd.DataFrame) else X
+    grown = grow_levelwise(codes, y, criterion, None, n_classes, categorical=categorical, max_depth=est.max_depth,
+                           min_samples_leaf=est.min_samples_leaf)
+    assert type(est.tree_) is type(grown) is Tree
+    assert tree_differences(est.tree_, grown) == []
+    shallower = grow_levelwise(codes, y, criterion, None, n_classes, categorical=categorical, max_depth=2)
+    assert tree_differences(est.tree_, shallower) != []              # the comparison can fail
 
 
 # -- data frames with categorical columns
@@ -163,6 +182,24 @@ def test_unseen_levels_follow_the_heavier_child():
     assert unseen == heavier
     heavier_is_left = tree.weighted_n_node_samples[tree.children_left[0]] >= tree.weighted_n_node_samples[tree.children_right[0]]
     assert tree.default_left[0] == heavier_is_left
+
+
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+def test_a_level_seen_in_fit_but_at_no_split_goes_where_an_unseen_level_goes(algorithm):
+    "A grower's level tables may be only as wide as the largest code a split uses; a larger code must not break apply."
+    rng = np.random.default_rng(0)
+    B = rng.choice(["p", "q"], 400)
+    A = np.where(B == "p", rng.choice(["a", "b", "c"], 400), rng.choice(["a", "b", "c", "z"], 400))   # "z" only where B is q
+    y = np.where(B == "q", 1, (A == "a").astype(int))
+    clf = DecisionTreeClassifier(algorithm=algorithm).fit(pd.DataFrame({"A": A, "B": B}), y)
+    tree = clf.tree_
+    assert list(clf.encoder_.levels_[0]) == ["a", "b", "c", "z"]
+    assert tree.feature[0] == 1 and tree.feature[tree.children_left[0]] == 0          # "z" (code 3) reaches no split on A
+    assert not tree.left_levels[:, 3:].any() and not tree.right_levels[:, 3:].any()
+    if algorithm == "vectorized": assert tree.left_levels.shape[1] == 3               # chapter 02's builder: as wide as the codes used
+    seen_nowhere = clf.apply(pd.DataFrame({"A": ["z"], "B": ["p"]}))
+    unseen = clf.apply(pd.DataFrame({"A": ["never"], "B": ["p"]}))
+    np.testing.assert_array_equal(seen_nowhere, unseen)
 
 
 def test_categorical_numbers_as_levels_in_an_array():
@@ -200,7 +237,7 @@ def test_collapse_is_what_growing_shallower_gives():
     cut = collapse(deep.tree_, at_depth_3)
     for name in ("children_left", "children_right", "feature", "threshold", "value", "impurity", "n_node_samples"):
         np.testing.assert_allclose(getattr(cut, name), getattr(shallow.tree_, name))
-    np.testing.assert_array_equal(flat_apply(cut, X_DIA), shallow.apply(X_DIA))
+    np.testing.assert_array_equal(apply(cut, X_DIA), shallow.apply(X_DIA))
 
 
 def test_a_swapped_tree_is_used_everywhere():
@@ -212,22 +249,22 @@ def test_a_swapped_tree_is_used_everywhere():
     assert (reg.get_depth(), reg.get_n_leaves()) == (1, 2)
 
 
-def test_pruning_hook():
-    calls = []
-    saved = dict(tree_module.PRUNING)               # chapter 06 registers itself when climbing_trees is imported
-    try:
-        tree_module.PRUNING.clear()
-        with pytest.raises(NotImplementedError, match="chapter 06"):
-            DecisionTreeClassifier(ccp_alpha=0.1).fit(X_BC, Y_BC)
-        tree_module.PRUNING["prune"] = lambda tree, alpha: calls.append(alpha) or collapse(tree, [0])
-        tree_module.PRUNING["path"] = lambda tree: (np.array([0.0, 1.0]), np.array([0.0, 0.5]))
-        clf = DecisionTreeClassifier(ccp_alpha=0.25).fit(X_BC, Y_BC)
-        assert calls == [0.25] and clf.get_n_leaves() == 1
-        path = DecisionTreeClassifier(ccp_alpha=0.25).cost_complexity_pruning_path(X_BC, Y_BC)
-        np.testing.assert_array_equal(path.ccp_alphas, [0.0, 1.0])
-        assert calls == [0.25]                                      # the path grows an unpruned tree
-    finally:
-        tree_module.PRUNING.clear(); tree_module.PRUNING.update(saved)
+@pytest.mark.parametrize("make, X, y", [(lambda a: DecisionTreeClassifier(ccp_alpha=a), X_BC, Y_BC),
+                                        (lambda a: DecisionTreeRegressor(min_samples_leaf=3, ccp_alpha=a), X_DIA, Y_DIA)])
+def test_ccp_alpha_prunes_with_prune(make, X, y):
+    "A positive ccp_alpha gives the tree that chapter 07's `prune` makes of the unpruned fit; the path is chapter 07's path."
+    unpruned = make(0.0).fit(X, y)
+    path = make(0.5).cost_complexity_pruning_path(X, y)
+    expected = cost_complexity_path(unpruned.tree_)
+    np.testing.assert_array_equal(path.ccp_alphas, expected.ccp_alphas)
+    np.testing.assert_array_equal(path.impurities, expected.impurities)
+    alphas = path.ccp_alphas
+    between = np.sqrt(alphas[1:-1] * alphas[2:])
+    for alpha in [alphas[1], between[len(between) // 2], alphas[-2], alphas[-1]]:
+        pruned = make(alpha).fit(X, y)
+        assert tree_differences(pruned.tree_, prune(unpruned.tree_, alpha)) == []
+        assert pruned.get_n_leaves() < unpruned.get_n_leaves()
+    assert make(alphas[-1]).fit(X, y).get_n_leaves() == 1
 
 
 def test_plot_tree_draws_every_node():
@@ -242,23 +279,18 @@ def test_plot_tree_draws_every_node():
     plt.close("all")
 
 
-def test_three_walks_agree_on_a_categorical_tree():
-    "The vectorized walk, the one-row walk over the arrays, and chapter 02's walk over the objects (chapter 04's goes_left)."
-    from climbing_trees.categorical import CategoryEncoder
-    from climbing_trees.naive import iter_nodes
-    from climbing_trees.tree import flat_apply_one, flatten_tree, traverse
+def test_apply_reads_codes_like_the_estimator():
+    "The estimator's `apply` is chapter 06's `apply` on the encoder's codes, unseen levels (-1) included."
     X, y = categorical_frame(n=400, seed=5)
-    encoder = CategoryEncoder().fit(X)
-    codes = encoder.transform(X)
-    grown = ALGORITHMS["vectorized"](codes, y, "entropy", np.ones(len(y)), 2, encoder.categorical_, max_depth=6)
-    flat = flatten_tree(grown)
-    assert flat.categorical.any() and (~flat.categorical & ~flat.is_leaf).any()     # both kinds of split
-    new = codes.copy()
-    new[::5, 0], new[1::7, 2] = -1, 9                                               # levels unseen in training
-    leaves = flat_apply(flat, new)
-    np.testing.assert_array_equal(leaves, [flat_apply_one(flat, x) for x in new])
-    nodes = list(iter_nodes(grown))
-    assert all(traverse(grown, x) is nodes[t] for x, t in zip(new, leaves))
+    clf = DecisionTreeClassifier(criterion="entropy", max_depth=6).fit(X, y)
+    tree = clf.tree_
+    assert tree.categorical.any() and (~tree.categorical & ~tree.is_leaf).any()        # both kinds of split
+    new = X.copy()
+    new.loc[::5, "colour"] = "purple"                                                  # a level unseen in training
+    codes = clf.encoder_.transform(new)
+    assert (codes[::5, 0] == -1).all()
+    np.testing.assert_array_equal(clf.apply(new), apply(tree, codes))
+    np.testing.assert_array_equal(clf.predict_proba(new), tree.value[apply(tree, codes)])
 
 
 def test_fit_grows_the_tree_once():
@@ -275,12 +307,12 @@ def test_fit_grows_the_tree_once():
 
 def test_threaded_walk_equals_single_thread_walk():
     "Large inputs are split among threads; every row must reach the same leaf as on one thread."
-    from climbing_trees.tree import PARALLEL_ROWS, flat_apply
     rng = np.random.default_rng(5)
     X = rng.normal(size=(2000, 4))
     y = (X[:, 0] * X[:, 1] + 0.3 * rng.normal(size=2000) > 0).astype(int)
     clf = DecisionTreeClassifier().fit(X, y)
-    X_new = rng.normal(size=(PARALLEL_ROWS + 1234, 4))
-    single = flat_apply(clf.tree_, X_new, n_threads=1)
-    for n_threads in (2, 3, 4):
-        np.testing.assert_array_equal(flat_apply(clf.tree_, X_new, n_threads=n_threads), single)
+    X_new = rng.normal(size=(250_000, 4))
+    single = apply(clf.tree_, X_new, n_threads=1)
+    np.testing.assert_array_equal(clf.apply(X_new), single)
+    for n_threads in (2, 3):
+        np.testing.assert_array_equal(apply(clf.tree_, X_new, n_threads=n_threads), single)

@@ -1,4 +1,4 @@
-"""scikit-learn as the oracle for chapter 05's estimators: on numeric data without ties, the same tree.
+"""scikit-learn as the oracle for chapter 08's estimators: on numeric data without ties, the same tree.
 
 scikit-learn stores X as float32 and visits the features in a random order, keeping the first of
 equal splits; so the data here are float32-exact, and each problem is accepted only if scikit-learn
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from sklearn import tree as sktree
 
-from climbing_trees.tree import DecisionTreeClassifier, DecisionTreeRegressor
+from climbing_trees.estimators import ALGORITHMS, DecisionTreeClassifier, DecisionTreeRegressor
 
 SEEDS = range(4)            # scikit-learn's random_state values that must all grow the same tree
 
@@ -91,7 +91,7 @@ def test_same_tree_as_sklearn(criterion, weighted, params):
 
 def test_every_algorithm_matches_sklearn():
     X, y, w, X_new, theirs = seed_free_problem("gini", True, dict(max_depth=3, min_samples_leaf=10), first_seed=7)
-    for algorithm in ("naive", "incremental", "vectorized"):
+    for algorithm in ALGORITHMS:
         ours = DecisionTreeClassifier(max_depth=3, min_samples_leaf=10, algorithm=algorithm).fit(X, y, sample_weight=w)
         np.testing.assert_array_equal(ours.apply(X_new), theirs.apply(X_new))
         np.testing.assert_allclose(ours.feature_importances_, theirs.feature_importances_, atol=1e-9)
