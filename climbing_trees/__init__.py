@@ -7,8 +7,8 @@ __version__ = "0.1.0"
 __all__ = ['DecisionTreeClassifier', 'DecisionTreeRegressor', 'export_text', 'plot_tree']
 
 # %% ../nbs/index.ipynb #e3feac4b
-# the public API; importing chapter 06's module registers minimal cost-complexity pruning with the estimators
-from .tree import DecisionTreeClassifier, DecisionTreeRegressor, export_text, plot_tree
-from . import pruning as _pruning
+# the public API: the estimators (chapter 08) and the functions that read a fitted tree (chapter 06)
+from .estimators import DecisionTreeClassifier, DecisionTreeRegressor
+from .inference import export_text, plot_tree
 
 _all_ = ["DecisionTreeClassifier", "DecisionTreeRegressor", "export_text", "plot_tree"]

@@ -106,8 +106,15 @@ class SquaredError(Criterion):
         return self.scale ** 2 * np.maximum(S[..., 2] / W - (S[..., 1] / W) ** 2, 0.0)
     def weighted_impurity(self, S, W=None):
         "$W L = s^2 (S_2 - S_1^2 / S_0)$, clipped at zero."
+        return self.scale ** 2 * self._weighted_in_u(S)
+    def split_impurity(self, left, right):
+        "$i(s)$, divided by the node's weight while still in units of $u$, so that $s^2$ multiplies a number of at most 1."
+        in_u = (self._weighted_in_u(left) + self._weighted_in_u(right)) / (left[..., 0] + right[..., 0])
+        return self.scale ** 2 * in_u
+    def _weighted_in_u(self, S):
+        "$S_2 - S_1^2 / S_0$ in units of $u$, clipped at zero."
         W = np.where(S[..., 0] > 0, S[..., 0], 1.0)
-        return self.scale ** 2 * np.maximum(S[..., 2] - S[..., 1] ** 2 / W, 0.0)
+        return np.maximum(S[..., 2] - S[..., 1] ** 2 / W, 0.0)
 
 # %% ../nbs/03_incremental.ipynb #b8920486
 _SHORTCUTS = {"gini": Gini, "entropy": Entropy}   # classification criteria with a cheaper weighted impurity

@@ -99,9 +99,9 @@ def squared_error(y, sample_weight=None):
     if not W > 0: raise ValueError("squared_error of an empty node is undefined")
     mean = (w @ y) / W
     weighted = w > 0
+    if (y[weighted] == y[weighted][0]).all(): return 0.0     # one value: exactly 0, not the rounding of the mean
     d, w = y[weighted] - mean, w[weighted]
     s = np.abs(d).max()                        # deviations in units of the largest: their squares cannot overflow
-    if s == 0: return 0.0
     d = d / s
     return float(max(w @ np.square(d) - (w @ d) ** 2 / W, 0.0) / W * s * s)
 

@@ -11,9 +11,9 @@ from .impurity import (CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA, check_sampl
                                      node_impurity, node_value, split_impurity)
 
 # %% auto #0
-__all__ = ['LEAF', 'UNDEFINED', 'TIE_TOLERANCE', 'ColumnSearch', 'PURE', 'Split', 'Tree', 'preorder_numbers', 'TreeBuilder',
-           'kept_nodes', 'collapse', 'midpoints', 'candidate_thresholds', 'admissible_cuts', 'naive_split_curve',
-           'ties_with_best', 'first_best', 'naive_column_split', 'best_split', 'StoppingRules', 'check_tree_data',
+__all__ = ['LEAF', 'UNDEFINED', 'TIE_TOLERANCE', 'ColumnSearch', 'Split', 'Tree', 'preorder_numbers', 'TreeBuilder', 'kept_nodes',
+           'collapse', 'midpoints', 'candidate_thresholds', 'admissible_cuts', 'naive_split_curve', 'ties_with_best',
+           'first_best', 'naive_column_split', 'best_split', 'StoppingRules', 'check_tree_data', 'check_target_spread',
            'check_growth', 'grow_tree', 'tree_differences', 'split_rule', 'leaf_text', 'tree_text', 'subtree_end']
 
 # %% ../nbs/02_naive_split.ipynb #5733845f
@@ -244,8 +244,6 @@ def best_split(X, y, sample_weight, criterion, n_classes=None, min_samples_leaf=
     return found[first_best([s.impurity for s in found], node_impurity(y, criterion, n_classes, sample_weight))]
 
 # %% ../nbs/02_naive_split.ipynb #d921945a
-PURE = np.finfo(float).eps  # an impurity this small, relative to the root's, is rounding noise: the node is pure
-
 @dataclass(frozen=True)
 class StoppingRules:
     "The stopping rules, checked once when made; `may_split` and `worth_splitting` apply them to one node or to arrays of nodes."
@@ -267,13 +265,13 @@ class StoppingRules:
             raise TypeError(f"min_impurity_decrease must be a number, got {decrease!r}")
         if not decrease >= 0: raise ValueError(f"min_impurity_decrease must be non-negative, got {decrease}")
 
-    def may_split(self, n_samples, depth, impurity, root_impurity):
-        "Whether nodes with these sample counts, depths and impurities are searched at all (False: they are leaves)."
-        deep = depth >= self.max_depth if self.max_depth is not None else np.zeros_like(np.asarray(depth), dtype=bool)
-        return (~deep & (np.asarray(n_samples) >= self.min_samples_split) & (np.asarray(n_samples) >= 2 * self.min_samples_leaf)
-                & (np.asarray(impurity) > PURE * root_impurity))
+    def may_split(self, n_samples, depth, impurity):
+        "Whether nodes with these sample counts, depths and impurities are searched at all (False: they are leaves; impurity 0: pure)."
+        n_samples, depth = np.asarray(n_samples), np.asarray(depth)
+        deep = depth >= self.max_depth if self.max_depth is not None else np.zeros(depth.shape, dtype=bool)
+        return ~deep & (n_samples >= self.min_samples_split) & (n_samples >= 2 * self.min_samples_leaf) & (np.asarray(impurity) > 0)
 
-    def worth_splitting(self, weight_fraction, impurity, split_impurity, root_impurity=None):
+    def worth_splitting(self, weight_fraction, impurity, split_impurity):
         "Whether the best split of nodes holding `weight_fraction` of the training weight decreases the impurity enough."
         impurity = np.asarray(impurity)   # a decrease within the tie tolerance of i(t) is rounding: it counts as none
         decrease = weight_fraction * (impurity - np.asarray(split_impurity) + TIE_TOLERANCE * np.abs(impurity))
@@ -299,13 +297,25 @@ def check_tree_data(X, y, criterion, n_classes=None):
         if not np.isfinite(y).all(): raise ValueError("y contains NaN or infinity")
     return X, y
 
+# %% ../nbs/02_naive_split.ipynb #75c5393c
+def check_target_spread(y, sample_weight):
+    "Refuse regression targets whose range (over positive weights) exceeds sqrt(float64 max): a node's squared scale would overflow."
+    y = y[sample_weight > 0]
+    half_range = y.max() / 2 - y.min() / 2                     # halves first: the range itself may overflow
+    if not half_range <= np.sqrt(np.finfo(float).max) / 2:
+        raise ValueError(f"y ranges from {y.min():.3g} to {y.max():.3g}, too wide for float64: a node's variance is "
+                         "its scaled variance times its scale squared, which overflows; rescale y (for example divide it "
+                         "by a power of ten) before growing a tree")
+
 # %% ../nbs/02_naive_split.ipynb #fd3c7481
 def check_growth(X, y, criterion, sample_weight=None, n_classes=None, max_depth=None, min_samples_split=2,
                  min_samples_leaf=1, min_impurity_decrease=0.0):
     "Validate everything a grower is given, once; return `X`, `y`, the sample weights and the `StoppingRules`."
     X, y = check_tree_data(X, y, criterion, n_classes)
     rules = StoppingRules(max_depth, min_samples_split, min_samples_leaf, min_impurity_decrease)
-    return X, y, check_sample_weight(sample_weight, len(y)), rules
+    w = check_sample_weight(sample_weight, len(y))
+    if criterion in REGRESSION_CRITERIA: check_target_spread(y, w)
+    return X, y, w, rules
 
 # %% ../nbs/02_naive_split.ipynb #772ecbaf
 def grow_tree(X, y, criterion="gini", sample_weight=None, n_classes=None, *, find_split=best_split,
@@ -314,16 +324,15 @@ def grow_tree(X, y, criterion="gini", sample_weight=None, n_classes=None, *, fin
     X, y, w, rules = check_growth(X, y, criterion, sample_weight, n_classes, max_depth, min_samples_split, min_samples_leaf,
                                   min_impurity_decrease)
     builder, total_weight = TreeBuilder(), w.sum()
-    root_impurity = node_impurity(y, criterion, n_classes, w)
     stack = [(np.arange(len(y)), 0, -1, True)]                 # rows, depth, parent, is the left child
     while stack:
         rows, depth, parent, is_left = stack.pop()
         yt, wt = y[rows], w[rows]
         impurity = node_impurity(yt, criterion, n_classes, wt)
         t = builder.add_node(parent, is_left, node_value(yt, n_classes, wt), impurity, len(rows), wt.sum())
-        if not rules.may_split(len(rows), depth, impurity, root_impurity): continue
+        if not rules.may_split(len(rows), depth, impurity): continue
         split = find_split(X[rows], yt, wt, criterion, n_classes, min_samples_leaf)
-        if split is None or not rules.worth_splitting(wt.sum() / total_weight, impurity, split.impurity, root_impurity): continue
+        if split is None or not rules.worth_splitting(wt.sum() / total_weight, impurity, split.impurity): continue
         builder.split_node(t, split)
         left = split.goes_left(X[rows])
         stack += [(rows[~left], depth + 1, t, False), (rows[left], depth + 1, t, True)]
