@@ -18,7 +18,7 @@ from sklearn.tree import DecisionTreeClassifier as SkClassifier, DecisionTreeReg
 import climbing_trees
 from climbing_trees import DecisionTreeClassifier, DecisionTreeRegressor
 from climbing_trees.bench import gaussian_problem, time_call
-from climbing_trees.tree import flat_apply
+from climbing_trees.inference import apply
 
 DEFAULT = DecisionTreeClassifier().algorithm
 
@@ -48,7 +48,7 @@ def run_case(title, X, y, task, algorithms, max_depth, repeats):
     for algorithm in algorithms:
         t0 = time.perf_counter()
         fit, predict, model = measure(lambda: ours(max_depth=max_depth, algorithm=algorithm), X, y, repeats)
-        one_thread = time_call(lambda: flat_apply(model.tree_, X, n_threads=1), repeats).best
+        one_thread = time_call(lambda: apply(model.tree_, X, n_threads=1), repeats).best
         label = algorithm + (" (default)" if algorithm == DEFAULT else "")
         rows.append((label, fit, predict, one_thread, model.get_n_leaves()))
         print(f"   measured {label} in {time.perf_counter() - t0:.1f} s", flush=True)
