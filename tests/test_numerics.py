@@ -24,13 +24,17 @@ def finite(tree):
     return np.isfinite(tree.value).all() and np.isfinite(tree.impurity).all()
 
 
+def levelwise_and(search, problem, max_depth, min_samples_leaf):
+    "The level-wise tree and the tree `search` (a name of SPLIT_SEARCHES) grows depth first, on the same problem."
+    X, y, w, criterion, _ = problem
+    rules = dict(max_depth=max_depth, min_samples_leaf=min_samples_leaf)
+    return grow_levelwise(X, y, criterion, w, **rules), grow_tree(X, y, criterion, w, find_split=SPLIT_SEARCHES[search], **rules)
+
+
 @settings(max_examples=150, **SETTINGS)
 @given(problems(max_n=50, extreme=True), *RULES)
 def test_levelwise_grows_the_vectorized_tree_on_extreme_targets(problem, max_depth, min_samples_leaf):
-    X, y, w, criterion, _ = problem
-    grown = grow_levelwise(X, y, criterion, w, max_depth=max_depth, min_samples_leaf=min_samples_leaf)
-    expected = grow_tree(X, y, criterion, w, find_split=SPLIT_SEARCHES["vectorized"], max_depth=max_depth,
-                         min_samples_leaf=min_samples_leaf)
+    grown, expected = levelwise_and("vectorized", problem, max_depth, min_samples_leaf)
     assert finite(grown)
     assert tree_differences(grown, expected) == []
 
@@ -38,11 +42,7 @@ def test_levelwise_grows_the_vectorized_tree_on_extreme_targets(problem, max_dep
 @settings(max_examples=100, **SETTINGS)
 @given(problems(max_n=14, extreme=True), *RULES)
 def test_levelwise_grows_the_naive_tree_on_extreme_targets(problem, max_depth, min_samples_leaf):
-    X, y, w, criterion, _ = problem
-    grown = grow_levelwise(X, y, criterion, w, max_depth=max_depth, min_samples_leaf=min_samples_leaf)
-    expected = grow_tree(X, y, criterion, w, find_split=SPLIT_SEARCHES["naive"], max_depth=max_depth,
-                         min_samples_leaf=min_samples_leaf)
-    assert tree_differences(grown, expected) == []
+    assert tree_differences(*levelwise_and("naive", problem, max_depth, min_samples_leaf)) == []
 
 
 @st.composite
