@@ -4,8 +4,8 @@
 
 # %% auto #0
 __all__ = ['CLASSIFICATION_CRITERIA', 'REGRESSION_CRITERIA', 'CLASS_IMPURITY', 'check_sample_weight', 'class_counts',
-           'class_probabilities', 'gini', 'entropy', 'misclassification_rate', 'squared_error', 'node_value',
-           'node_impurity', 'split_impurity', 'impurity_decrease', 'play_tennis']
+           'class_probabilities', 'gini', 'entropy', 'misclassification_rate', 'squared_error', 'weighted_variance',
+           'node_value', 'node_impurity', 'split_impurity', 'impurity_decrease', 'play_tennis']
 
 # %% ../nbs/01_impurity.ipynb #512913ca
 import numpy as np
@@ -95,8 +95,12 @@ def squared_error(y, sample_weight=None):
     "Weighted variance sum_i w_i (y_i - ybar)^2 / W of the targets `y`: two passes, corrected for the rounding of the mean."
     y = _regression_targets(y)
     w = check_sample_weight(sample_weight, len(y))
+    if not w.sum() > 0: raise ValueError("squared_error of an empty node is undefined")
+    return weighted_variance(y, w)
+
+def weighted_variance(y, w):
+    "What `squared_error` computes, for float arrays already checked (a grower checks its data once, not at every node)."
     W = w.sum()
-    if not W > 0: raise ValueError("squared_error of an empty node is undefined")
     mean = (w @ y) / W
     weighted = w > 0
     if (y[weighted] == y[weighted][0]).all(): return 0.0     # one value: exactly 0, not the rounding of the mean

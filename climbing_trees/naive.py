@@ -7,14 +7,15 @@ from __future__ import annotations
 from dataclasses import dataclass, fields, replace
 from typing import Callable, Sequence
 import numpy as np
-from .impurity import (CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA, check_sample_weight,
-                                     node_impurity, node_value, split_impurity)
+from .impurity import (CLASS_IMPURITY, CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA, check_sample_weight,
+                                     split_impurity, weighted_variance)
 
 # %% auto #0
 __all__ = ['LEAF', 'UNDEFINED', 'TIE_TOLERANCE', 'ColumnSearch', 'Split', 'Tree', 'preorder_numbers', 'TreeBuilder', 'kept_nodes',
            'collapse', 'midpoints', 'candidate_thresholds', 'admissible_cuts', 'naive_split_curve', 'ties_with_best',
-           'first_best', 'naive_column_split', 'best_split', 'StoppingRules', 'check_tree_data', 'check_target_spread',
-           'check_growth', 'grow_tree', 'tree_differences', 'split_rule', 'leaf_text', 'tree_text', 'subtree_end']
+           'first_best', 'node_summary', 'naive_column_split', 'best_split', 'StoppingRules', 'check_tree_data',
+           'check_target_spread', 'check_growth', 'grow_tree', 'tree_differences', 'split_rule', 'leaf_text',
+           'tree_text', 'subtree_end']
 
 # %% ../nbs/02_naive_split.ipynb #5733845f
 @dataclass(frozen=True)
@@ -218,12 +219,20 @@ def first_best(values, scale):
     values = np.asarray(values, dtype=float)
     return int(np.flatnonzero(ties_with_best(values, values.min(), scale))[0])
 
+# %% ../nbs/02_naive_split.ipynb #d87cb5bc
+def node_summary(y, w, criterion, n_classes=None):
+    "A node's value and impurity, for arrays the grower checked at its entrance: one bincount, or one weighted variance."
+    W = w.sum()
+    if n_classes is None: return np.array([(w @ y) / W]), weighted_variance(y, w)
+    p = np.bincount(y, weights=w, minlength=n_classes) / W
+    return p, float(CLASS_IMPURITY[criterion](p))
+
 # %% ../nbs/02_naive_split.ipynb #21d2f5d5
 def naive_column_split(x, y, sample_weight, criterion, n_classes=None, min_samples_leaf=1):
     "Best `Split` of one feature column by brute force ($O(N^2)$), or None if no admissible cut exists."
     thresholds, values = naive_split_curve(x, y, sample_weight, criterion, n_classes, min_samples_leaf)
     if len(values) == 0: return None
-    best = first_best(values, node_impurity(y, criterion, n_classes, sample_weight))
+    best = first_best(values, node_summary(y, sample_weight, criterion, n_classes)[1])
     return Split(None, float(thresholds[best]), float(values[best]))
 
 # %% ../nbs/02_naive_split.ipynb #6fa4cfb6
@@ -241,7 +250,7 @@ def best_split(X, y, sample_weight, criterion, n_classes=None, min_samples_leaf=
         split = search(X[:, j], y, sample_weight, criterion, n_classes, min_samples_leaf)
         if split is not None: found.append(replace(split, feature=j))
     if not found: return None
-    return found[first_best([s.impurity for s in found], node_impurity(y, criterion, n_classes, sample_weight))]
+    return found[first_best([s.impurity for s in found], node_summary(y, sample_weight, criterion, n_classes)[1])]
 
 # %% ../nbs/02_naive_split.ipynb #d921945a
 @dataclass(frozen=True)
@@ -328,8 +337,8 @@ def grow_tree(X, y, criterion="gini", sample_weight=None, n_classes=None, *, fin
     while stack:
         rows, depth, parent, is_left = stack.pop()
         yt, wt = y[rows], w[rows]
-        impurity = node_impurity(yt, criterion, n_classes, wt)
-        t = builder.add_node(parent, is_left, node_value(yt, n_classes, wt), impurity, len(rows), wt.sum())
+        value, impurity = node_summary(yt, wt, criterion, n_classes)
+        t = builder.add_node(parent, is_left, value, impurity, len(rows), wt.sum())
         if not rules.may_split(len(rows), depth, impurity): continue
         split = find_split(X[rows], yt, wt, criterion, n_classes, min_samples_leaf)
         if split is None or not rules.worth_splitting(wt.sum() / total_weight, impurity, split.impurity): continue
