@@ -222,9 +222,9 @@ def first_best(values, scale):
 # %% ../nbs/02_naive_split.ipynb #d87cb5bc
 def node_summary(y, w, criterion, n_classes=None):
     "A node's value and impurity, for arrays the grower checked at its entrance: one bincount, or one weighted variance."
-    W = w.sum()
-    if n_classes is None: return np.array([(w @ y) / W]), weighted_variance(y, w)
-    p = np.bincount(y, weights=w, minlength=n_classes) / W
+    if n_classes is None: return np.array([(w @ y) / w.sum()]), weighted_variance(y, w)
+    counts = np.bincount(y, weights=w, minlength=n_classes)
+    p = counts / counts.sum()                  # not / w.sum(): one class present gives exactly 1, so a pure node has impurity 0
     return p, float(CLASS_IMPURITY[criterion](p))
 
 # %% ../nbs/02_naive_split.ipynb #21d2f5d5
