@@ -65,12 +65,6 @@ class CategoricalSplit:
         left, right = np.isin(codes, list(self.left_levels)), np.isin(codes, list(self.right_levels))
         return left | (~right & self.default_left)
 
-    def describe(self, name, left=True, levels=None):
-        "The rule of the left or the right child as text, e.g. 'Outlook in {Overcast, Rain}', naming levels by `levels[code]` when given."
-        codes = sorted(self.left_levels if left else self.right_levels)
-        names = [str(levels[c]) if levels is not None else str(c) for c in codes]
-        return f"{name} in {{{', '.join(names)}}}"
-
 # %% ../nbs/04_categorical.ipynb #e9a2dc9f
 def _left_is_heavier(w_left, w_right, left_has_first):
     "Whether the left side is the heavier one; equal weights (up to rounding) go to the side holding the smallest code."

@@ -11,11 +11,11 @@ from .impurity import (CLASS_IMPURITY, CLASSIFICATION_CRITERIA, REGRESSION_CRITE
                                      split_impurity, weighted_variance)
 
 # %% auto #0
-__all__ = ['LEAF', 'UNDEFINED', 'TIE_TOLERANCE', 'ColumnSearch', 'Split', 'Tree', 'preorder_numbers', 'TreeBuilder', 'kept_nodes',
-           'collapse', 'midpoints', 'candidate_thresholds', 'admissible_cuts', 'naive_split_curve', 'ties_with_best',
-           'first_best', 'node_summary', 'naive_column_split', 'best_split', 'StoppingRules', 'check_tree_data',
-           'check_target_spread', 'check_growth', 'grow_tree', 'tree_differences', 'split_rule', 'leaf_text',
-           'tree_text', 'subtree_end']
+__all__ = ['LEAF', 'UNDEFINED', 'TIE_TOLERANCE', 'ColumnSearch', 'Split', 'nodes_by_depth', 'Tree', 'preorder_numbers',
+           'TreeBuilder', 'kept_nodes', 'collapse', 'midpoints', 'candidate_thresholds', 'admissible_cuts',
+           'naive_split_curve', 'ties_with_best', 'first_best', 'node_summary', 'naive_column_split', 'best_split',
+           'StoppingRules', 'check_tree_data', 'check_target_spread', 'check_growth', 'grow_tree', 'tree_differences',
+           'split_rule', 'leaf_text', 'tree_text', 'subtree_end']
 
 # %% ../nbs/02_naive_split.ipynb #5733845f
 @dataclass(frozen=True)
@@ -29,13 +29,18 @@ class Split:
         "Boolean mask of the rows of `X` that this split sends to the left child."
         return X[:, self.feature] <= self.threshold
 
-    def describe(self, name, left=True, levels=None):
-        "The rule as text, for the left (`<=`) or the right (`>`) child (`levels` names categories; unused here)."
-        return f"{name} {'<=' if left else '> '} {self.threshold:.6g}"
-
 # %% ../nbs/02_naive_split.ipynb #37ac0d96
 LEAF = -1        # the children of a leaf
 UNDEFINED = -2   # the feature and threshold of a leaf
+
+def nodes_by_depth(children_left, children_right):
+    "The node numbers of each depth, root first, for any numbering in which the root is node 0."
+    depths, frontier = [], np.zeros(1, dtype=np.intp)
+    while frontier.size:
+        depths.append(frontier)
+        inner = frontier[children_left[frontier] != LEAF]
+        frontier = np.concatenate([children_left[inner], children_right[inner]])
+    return depths
 
 @dataclass(eq=False)
 class Tree:
@@ -63,32 +68,22 @@ class Tree:
     def node_depth(self):
         "Depth of every node (the root has depth 0)."
         depth = np.zeros(self.node_count, dtype=np.intp)
-        for t in np.flatnonzero(~self.is_leaf):           # pre-order: parents come before their children
-            depth[[self.children_left[t], self.children_right[t]]] = depth[t] + 1
+        for d, nodes in enumerate(nodes_by_depth(self.children_left, self.children_right)): depth[nodes] = d
         return depth
     @property
     def max_depth(self): return int(self.node_depth.max())
 
 # %% ../nbs/02_naive_split.ipynb #1b20851c
-def _depth_levels(children_left, children_right):
-    "The node numbers of each depth, root first, for any numbering in which the root is node 0."
-    levels, frontier = [], np.zeros(1, dtype=np.intp)
-    while frontier.size:
-        levels.append(frontier)
-        inner = frontier[children_left[frontier] != LEAF]
-        frontier = np.concatenate([children_left[inner], children_right[inner]])
-    return levels
-
 def preorder_numbers(children_left, children_right):
     "The pre-order number of every node (left subtree first), one depth at a time: a left child follows its parent, a right child follows its sibling's subtree."
-    levels = _depth_levels(children_left, children_right)
+    depths = nodes_by_depth(children_left, children_right)
     size = np.ones(len(children_left), dtype=np.intp)              # nodes in each node's subtree
-    for level in reversed(levels):
-        inner = level[children_left[level] != LEAF]
+    for nodes in reversed(depths):
+        inner = nodes[children_left[nodes] != LEAF]
         size[inner] = 1 + size[children_left[inner]] + size[children_right[inner]]
     number = np.zeros(len(children_left), dtype=np.intp)
-    for level in levels:
-        inner = level[children_left[level] != LEAF]
+    for nodes in depths:
+        inner = nodes[children_left[nodes] != LEAF]
         number[children_left[inner]] = number[inner] + 1
         number[children_right[inner]] = number[inner] + 1 + size[children_left[inner]]
     return number

@@ -8,7 +8,7 @@ import heapq
 from dataclasses import dataclass
 import numpy as np
 from .impurity import CLASS_IMPURITY
-from .naive import LEAF, TIE_TOLERANCE, Tree, collapse
+from .naive import LEAF, TIE_TOLERANCE, Tree, collapse, nodes_by_depth
 
 # %% auto #0
 __all__ = ['node_risk', 'subtree_totals', 'effective_alphas', 'PruningPath', 'cost_complexity_path', 'prune']
@@ -31,21 +31,12 @@ def node_risk(tree, impurity=None):
     return W * i / W[0]
 
 # %% ../nbs/07_pruning.ipynb #70ec3fcd
-def _depth_levels(tree):
-    "The node numbers of each depth of `tree`, root first."
-    levels, frontier = [], np.zeros(1, dtype=np.intp)
-    while frontier.size:
-        levels.append(frontier)
-        inner = frontier[tree.children_left[frontier] != LEAF]
-        frontier = np.concatenate([tree.children_left[inner], tree.children_right[inner]])
-    return levels
-
 def subtree_totals(tree, risk):
     "For every node t, the risk R(T_t) of its branch (sum over the leaves below it) and its number of leaves |T_t|."
     leaf = tree.is_leaf
     branch_risk, n_leaves = np.where(leaf, risk, 0.0), leaf.astype(np.intp)
-    for level in reversed(_depth_levels(tree)):
-        inner = level[~leaf[level]]
+    for nodes in reversed(nodes_by_depth(tree.children_left, tree.children_right)):   # chapter 2
+        inner = nodes[~leaf[nodes]]
         left, right = tree.children_left[inner], tree.children_right[inner]
         branch_risk[inner] = branch_risk[left] + branch_risk[right]
         n_leaves[inner] = n_leaves[left] + n_leaves[right]
@@ -109,8 +100,8 @@ def cost_complexity_path(tree, impurity=None):
             s = up[s]
     alphas.append(alpha); risks.append(rb[0]); leaves.append(nl[0])
     node_alpha, parent = cut_at, np.asarray(up)
-    for level in _depth_levels(tree)[1:]:                       # a node stops being internal when it or an ancestor is cut
-        node_alpha[level] = np.minimum(node_alpha[level], node_alpha[parent[level]])
+    for nodes in nodes_by_depth(tree.children_left, tree.children_right)[1:]:   # a node stops being internal when it or an ancestor is cut
+        node_alpha[nodes] = np.minimum(node_alpha[nodes], node_alpha[parent[nodes]])
     node_alpha[tree.is_leaf] = np.nan
     return PruningPath(np.array(alphas), np.array(risks), np.array(leaves, dtype=np.intp), node_alpha)
 
