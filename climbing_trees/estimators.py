@@ -14,36 +14,32 @@ from sklearn.utils import Bunch
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_is_fitted, check_X_y, validate_data
 from .impurity import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA, check_sample_weight
-from .naive import StoppingRules, best_split, collapse, grow_tree, naive_column_split
+from .naive import StoppingRules, best_split, grow_tree, naive_column_split
 from .criteria import incremental_column_split, vectorized_column_split
 from .categorical import CategoryEncoder, column_searches
 from .levelwise import grow_levelwise
 from .inference import apply as apply_tree, feature_importances
-from .pruning import cost_complexity_path, prune
+from .pruning import cost_complexity_path, prune, prune_with_path
 
 # %% auto #0
 __all__ = ['ALGORITHMS', 'DEFAULT_ALGORITHM', 'CLASSIFIER_CRITERIA', 'REGRESSOR_CRITERIA', 'depth_first_grower',
-           'levelwise_grower', 'check_tree_params', 'categorical_encoder', 'BaseDecisionTree', 'DecisionTreeClassifier',
+           'check_tree_params', 'categorical_encoder', 'BaseDecisionTree', 'DecisionTreeClassifier',
            'DecisionTreeRegressor', 'cv_alpha_table', 'one_standard_error_alpha']
 
 # %% ../nbs/08_estimators.ipynb #1615d0cc
 def depth_first_grower(numeric_search):
     "A grower: chapter 02's `grow_tree`, one node at a time, with `numeric_search` on numeric columns and chapter 04's partition search on categorical ones."
-    def grow(X, y, criterion, sample_weight, n_classes, categorical=(), **stopping_rules):
+    def grow(X, y, criterion, sample_weight, n_classes, *, categorical=(), **stopping_rules):
         searches = column_searches(X.shape[1], categorical, numeric_search)
         return grow_tree(X, y, criterion, sample_weight, n_classes, find_split=partial(best_split, column_search=searches),
                          **stopping_rules)
     return grow
 
-def levelwise_grower(X, y, criterion, sample_weight, n_classes, categorical=(), **stopping_rules):
-    "A grower: chapter 05's `grow_levelwise`, every node of a depth at once, with chapter 04's partition search on categorical columns."
-    return grow_levelwise(X, y, criterion, sample_weight, n_classes, categorical=categorical, **stopping_rules)
-
 ALGORITHMS = {
     "naive": depth_first_grower(naive_column_split),
     "incremental": depth_first_grower(incremental_column_split),
     "vectorized": depth_first_grower(vectorized_column_split),
-    "levelwise": levelwise_grower,
+    "levelwise": grow_levelwise,       # chapter 05's grower, which takes the same arguments
 }
 DEFAULT_ALGORITHM = "levelwise"    # the fastest grower of the book (chapter 05)
 
@@ -113,7 +109,7 @@ class BaseDecisionTree(BaseEstimator):
         counts = w > 0                  # weight 0 = the row left out, as an integer weight = the row repeated
         X, y, w = X[counts], y[counts], w[counts]
         categorical = np.flatnonzero(self.is_categorical_).tolist()
-        grown = ALGORITHMS[self.algorithm](X, y, self.criterion, w, n_classes, categorical, **asdict(rules))
+        grown = ALGORITHMS[self.algorithm](X, y, self.criterion, w, n_classes, categorical=categorical, **asdict(rules))
         self.tree_ = prune(grown, self.ccp_alpha) if self.ccp_alpha > 0 else grown
 
     def apply(self, X):
@@ -229,14 +225,14 @@ def cv_alpha_table(estimator, X, y, cv=5, sample_weight=None, impurity=None, ran
     between = np.sqrt(alphas * np.append(alphas[1:], np.inf))            # rpart's geometric means; inf for the root
     training = []
     for a in alphas:
-        full.tree_ = collapse(grown_tree, np.flatnonzero(path.node_alpha <= a))
+        full.tree_ = prune_with_path(grown_tree, path, a)
         training.append(np.average(_losses(full, X, y), weights=w))
     losses = np.full((len(y), len(alphas)), np.nan)
     for train, test in splitter.split(np.zeros((len(y), 1)), y):
         fold = clone(estimator).set_params(ccp_alpha=0.0).fit(_rows(X, train), y[train], sample_weight=w[train])
         fold_tree, fold_path, X_test = fold.tree_, cost_complexity_path(fold.tree_, impurity), _rows(X, test)
         for k, beta in enumerate(between):
-            fold.tree_ = collapse(fold_tree, np.flatnonzero(fold_path.node_alpha <= beta))
+            fold.tree_ = prune_with_path(fold_tree, fold_path, beta)
             losses[test, k] = _losses(fold, X_test, y[test])
     if np.isnan(losses).any(): raise ValueError("the cross-validation splitter left some rows out of every test fold")
     cv_error = w @ losses / w.sum()

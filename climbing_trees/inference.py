@@ -52,7 +52,7 @@ def _categorical_left(tree, state, x):
     return in_left | (~in_right & tree.default_left[t_cat]), cat
 
 def _apply_rows(tree, tables, X, compact_every):
-    "Leaf number of every row of `X` (C-contiguous floats), one level per step, with the routing `tables`."
+    "Leaf number of every row of `X` (C-contiguous floats), one depth per step, with the routing `tables`."
     N, D = X.shape
     leaf_of = np.zeros(N, dtype=np.intp)
     if N == 0 or tree.children_left[0] == LEAF: return leaf_of
@@ -84,7 +84,7 @@ def _apply_rows(tree, tables, X, compact_every):
 PARALLEL_ROWS = 20_000   # from this many rows on, the rows are split among threads
 
 def apply(tree, X, compact_every=8, n_threads=None):
-    "Leaf number of every row of `X` (2-D, float; categorical columns as level codes): all rows move one level per step."
+    "Leaf number of every row of `X` (2-D, float; categorical columns as level codes): all rows move one depth per step."
     X = np.ascontiguousarray(X, dtype=float)
     tables = _routing_tables(tree)
     n_threads = min(os.cpu_count() or 1, 4) if n_threads is None else n_threads

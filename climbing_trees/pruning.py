@@ -11,7 +11,7 @@ from .impurity import CLASS_IMPURITY
 from .naive import LEAF, TIE_TOLERANCE, Tree, collapse, nodes_by_depth
 
 # %% auto #0
-__all__ = ['node_risk', 'subtree_totals', 'effective_alphas', 'PruningPath', 'cost_complexity_path', 'prune']
+__all__ = ['node_risk', 'subtree_totals', 'effective_alphas', 'PruningPath', 'cost_complexity_path', 'prune', 'prune_with_path']
 
 # %% ../nbs/07_pruning.ipynb #c0a24e92
 def node_risk(tree, impurity=None):
@@ -58,6 +58,7 @@ class PruningPath:
     impurities: np.ndarray     # R(T_k), the total leaf risk of subtree k
     n_leaves: np.ndarray       # |leaves(T_k)|
     node_alpha: np.ndarray     # per node: the alpha from which it is no longer internal (NaN at the leaves)
+    tolerance: float           # alphas this close are one step (chapter 2's tie tolerance on the root's risk)
 
 # %% ../nbs/07_pruning.ipynb #fa9fe863
 def _parents(tree):
@@ -103,7 +104,7 @@ def cost_complexity_path(tree, impurity=None):
     for nodes in nodes_by_depth(tree.children_left, tree.children_right)[1:]:   # a node stops being internal when it or an ancestor is cut
         node_alpha[nodes] = np.minimum(node_alpha[nodes], node_alpha[parent[nodes]])
     node_alpha[tree.is_leaf] = np.nan
-    return PruningPath(np.array(alphas), np.array(risks), np.array(leaves, dtype=np.intp), node_alpha)
+    return PruningPath(np.array(alphas), np.array(risks), np.array(leaves, dtype=np.intp), node_alpha, tolerance)
 
 # %% ../nbs/07_pruning.ipynb #f5161e3e
 def prune(tree, ccp_alpha, impurity=None):
@@ -111,6 +112,8 @@ def prune(tree, ccp_alpha, impurity=None):
     if isinstance(ccp_alpha, bool) or not isinstance(ccp_alpha, (int, float, np.number)):
         raise TypeError(f"ccp_alpha must be a number, got {ccp_alpha!r}")
     if np.isnan(ccp_alpha) or ccp_alpha < 0: raise ValueError(f"ccp_alpha must be a non-negative number, got {ccp_alpha}")
-    path = cost_complexity_path(tree, impurity)
-    tolerance = TIE_TOLERANCE * node_risk(tree, impurity)[0]
-    return collapse(tree, np.flatnonzero(path.node_alpha <= ccp_alpha + tolerance))
+    return prune_with_path(tree, cost_complexity_path(tree, impurity), ccp_alpha)
+
+def prune_with_path(tree, path, ccp_alpha):
+    "T(alpha) from the `PruningPath` of `tree` computed once: cross-validation cuts one tree at many alphas."
+    return collapse(tree, np.flatnonzero(path.node_alpha <= ccp_alpha + path.tolerance))
