@@ -5,16 +5,19 @@
 # %% ../nbs/05_levelwise.ipynb #1d6a4ba5
 from __future__ import annotations
 from dataclasses import replace
+from heapq import heappop, heappush
+from itertools import count
 from typing import NamedTuple
 import numpy as np
-from .impurity import REGRESSION_CRITERIA
-from .naive import TreeBuilder, admissible_cuts, check_growth, midpoints, ties_with_best
-from .criteria import make_criterion
+from .naive import (TreeBuilder, admissible_cuts, check_growth, check_search_options, constant_features,
+                                  draw_features, midpoints, node_summary, ties_with_best)
+from .criteria import Criterion, make_criterion, median_column_split
 from .categorical import column_searches
 
 # %% auto #0
-__all__ = ['segment_starts', 'segmented_cumsum', 'segment_first_best', 'Frontier', 'frontier_layout', 'frontier_column_splits',
-           'partition_orders', 'node_centres', 'grow_levelwise']
+__all__ = ['segment_starts', 'segmented_cumsum', 'segment_first_best', 'Frontier', 'segmented_sum_after', 'frontier_layout',
+           'frontier_column_splits', 'partition_orders', 'node_centres', 'frontier_random_splits', 'FrontierSearch',
+           'grow_levelwise', 'grow_best_first']
 
 # %% ../nbs/05_levelwise.ipynb #1a4c33b4
 def segment_starts(counts):
@@ -49,14 +52,24 @@ class Frontier(NamedTuple):
     totals: np.ndarray        # (n_stats, n): each node's total statistics, repeated along its segment
     impurity: np.ndarray      # i(t) of each node, in the units of the statistics: the scale of the tie rule
     min_samples_leaf: int
+    min_weight_leaf: float = 0.0
+    children_rule: bool = False   # the criterion has its own rule for the children (Poisson), judged on exact right sums
 
-def frontier_layout(counts, node_stats, criterion, searchable, min_samples_leaf=1):
+def segmented_sum_after(values, counts):
+    "Sum along the last axis of `values` of the elements after each position, within its segment (0 at a segment's end)."
+    from_right = segmented_cumsum(values[..., ::-1], counts[::-1])[..., ::-1]     # each position and those after it
+    after = np.zeros_like(from_right)
+    after[..., :-1] = from_right[..., 1:]
+    after[..., np.cumsum(counts) - 1] = 0
+    return after
+
+def frontier_layout(counts, node_stats, criterion, searchable, min_samples_leaf=1, min_weight_leaf=0.0, children_rule=False):
     "The `Frontier` of a depth with `counts` samples per node, node statistics (n_stats, F) and `searchable` nodes."
     n_left = np.arange(1, counts.sum() + 1) - np.repeat(segment_starts(counts), counts)
     n_right = np.repeat(counts, counts) - n_left
     allowed = np.repeat(searchable, counts) & admissible_cuts(n_left, n_right, n_left, n_right, min_samples_leaf)
     return Frontier(counts, n_left, n_right, allowed, np.repeat(node_stats, counts, axis=1), criterion.impurity(node_stats.T),
-                 min_samples_leaf)
+                    min_samples_leaf, min_weight_leaf, children_rule)
 
 def frontier_column_splits(x_sorted, stats_sorted, frontier, criterion, positive_sorted=None):
     "Best cut of every frontier node on one feature: (i(s) per node, position of the last left sample); inf where none."
@@ -68,7 +81,13 @@ def frontier_column_splits(x_sorted, stats_sorted, frontier, criterion, positive
         admissible &= admissible_cuts(frontier.n_left, frontier.n_right, positive_left, positive_total - positive_left,
                                       frontier.min_samples_leaf)
     left = segmented_cumsum(stats_sorted, frontier.counts)                # (n_stats, n)
-    right = frontier.totals - left
+    if frontier.children_rule:                 # e.g. Poisson: no child of zero mean, so the right side summed, not differenced
+        right = segmented_sum_after(stats_sorted, frontier.counts)
+        admissible &= criterion.admissible_children(left.T, right.T)
+    else: right = frontier.totals - left
+    if frontier.min_weight_leaf > 0:
+        admissible &= admissible_cuts(frontier.n_left, frontier.n_right, frontier.n_left, frontier.n_right, frontier.min_samples_leaf,
+                                      criterion.weight(left.T), criterion.weight(right.T), frontier.min_weight_leaf)
     with np.errstate(divide="ignore", invalid="ignore"):
         values = criterion.split_impurity(left.T, right.T)
     values[~admissible] = np.inf
@@ -114,94 +133,189 @@ def node_centres(y_sorted, w_sorted, counts):
     u = np.where(positive, centred, 0.0) / np.repeat(np.where(constant, np.inf, scale), counts)   # x / inf = 0
     return centre, scale, u
 
+# %% ../nbs/05_levelwise.ipynb #ed8539e5
+def frontier_random_splits(x_sorted, stats_sorted, frontier, criterion, threshold, positive_sorted=None):
+    "The cut of every frontier node at its own `threshold` on one feature: (i(s) per node, position of the last left sample); inf where not admissible."
+    counts = frontier.counts
+    starts = segment_starts(counts)
+    goes_left = x_sorted <= np.repeat(threshold, counts)
+    n_left = np.add.reduceat(goes_left, starts)
+    last_left = starts + n_left - 1                                   # the left samples are a prefix of the sorted segment
+    left = np.add.reduceat(np.where(goes_left, stats_sorted, 0.0), starts, axis=1)
+    right = (np.add.reduceat(np.where(goes_left, 0.0, stats_sorted), starts, axis=1) if frontier.children_rule
+             else frontier.totals[:, starts] - left)
+    positive_left, positive_right = n_left, counts - n_left
+    if positive_sorted is not None:
+        positive_left = np.add.reduceat(positive_sorted * goes_left, starts)
+        positive_right = np.add.reduceat(positive_sorted, starts) - positive_left
+    admissible = frontier.allowed[np.maximum(last_left, 0)] & (n_left > 0) & admissible_cuts(
+        n_left, counts - n_left, positive_left, positive_right, frontier.min_samples_leaf,
+        criterion.weight(left.T), criterion.weight(right.T), frontier.min_weight_leaf)
+    if frontier.children_rule: admissible &= criterion.admissible_children(left.T, right.T)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        values = criterion.split_impurity(left.T, right.T)
+    return np.where(admissible, values, np.inf), last_left
+
 # %% ../nbs/05_levelwise.ipynb #91a4ada3
-def grow_levelwise(X, y, criterion="gini", sample_weight=None, n_classes=None, *, categorical=(), node_searches=None,
-                   max_depth=None, min_samples_split=2, min_samples_leaf=1, min_impurity_decrease=0.0):
-    "Grow the same `Tree` as `grow_tree`, one depth at a time: segmented sums over per-feature orders kept by stable partition."
-    X, y, w, rules = check_growth(X, y, criterion, sample_weight, n_classes, max_depth, min_samples_split, min_samples_leaf,
-                                  min_impurity_decrease)
-    crit, regression = make_criterion(criterion, n_classes), criterion in REGRESSION_CRITERIA
-    n_samples, n_features = X.shape
-    per_column = column_searches(n_features, categorical, None)       # chapter 04 checks the indices
-    searches = {**{j: s for j, s in enumerate(per_column) if s is not None}, **(node_searches or {})}
-    columns = np.ascontiguousarray(X.T)
-    positive = None if (w > 0).all() else (w > 0).astype(np.int64)
-    orders = np.argsort(columns, axis=1, kind="stable")               # the only sort
-    stats = None if regression else np.ascontiguousarray(crit.stats(y, w).T)   # (n_stats, N); regression: at every depth
-    builder, total_weight = TreeBuilder(), w.sum()
-    counts, parents, is_left, depth = np.array([n_samples]), np.array([-1]), np.array([True]), 0
-    while len(counts):
+class FrontierSearch(NamedTuple):
+    "The nodes of a frontier and their best splits, in real units: what a grower writes and routes by."
+    value: np.ndarray         # (F, K) class proportions or (F, 1) node values
+    impurity: np.ndarray      # (F,) i(t)
+    weight: np.ndarray        # (F,) W_t
+    splits: np.ndarray        # (F,) the node is split: searchable, some admissible cut, worth it
+    lowest: np.ndarray        # (F,) i(s) of the node's best split (inf: none)
+    feature: np.ndarray       # (F,) its feature
+    where: np.ndarray         # (D, F) numeric columns: position of the last left sample in the feature's order
+    threshold: np.ndarray | None   # (D, F) drawn thresholds (splitter="random"), else None: midpoints
+    found: dict               # node-searched columns: split objects (None where not searched), one per node
+
+class _Growth:
+    "One fit's checked data, criterion, options and presorted orders; `search` finds the best split of every node of a frontier."
+    def __init__(self, X, y, criterion, sample_weight, n_classes, categorical, node_searches, rules, max_features, splitter,
+                 random_state):
+        self.X, self.y, self.w, self.rules = check_growth(X, y, criterion, sample_weight, n_classes, *rules)
+        self.n_samples, self.n_features = self.X.shape
+        self.max_features, self.splitter, self.rng = check_search_options(max_features, splitter, random_state, self.n_features)
+        self.criterion, self.n_classes, self.crit = criterion, n_classes, make_criterion(criterion, n_classes)
+        per_column = column_searches(self.n_features, categorical, None)     # chapter 04 checks the indices
+        self.searches = {**{j: s for j, s in enumerate(per_column) if s is not None}, **(node_searches or {})}
+        self.additive = self.crit.sufficient_statistics                  # False: absolute error, every column node by node
+        if not self.additive: self.searches = {j: self.searches.get(j, median_column_split) for j in range(self.n_features)}
+        if self.rules.min_weight_leaf > 0 and self.searches:
+            raise ValueError("min_weight_leaf is not implemented for columns searched node by node (categorical columns, "
+                             "criterion='absolute_error'); leave it at 0 or make those columns numeric")
+        self.centred = self.crit.shift_invariant                           # squared error: each node on its own centre
+        self.children_rule = type(self.crit).admissible_children is not Criterion.admissible_children   # Poisson's
+        self.columns = np.ascontiguousarray(self.X.T)
+        self.positive = None if (self.w > 0).all() else (self.w > 0).astype(np.int64)
+        self.orders = np.argsort(self.columns, axis=1, kind="stable")           # the only sort
+        self.stats = np.ascontiguousarray(self.crit.stats(self.y, self.w).T) if self.additive and not self.centred else None
+        self.total_weight = self.w.sum()
+        self.n_levels = int(self.X[:, sorted(set(categorical))].max()) + 1 if len(categorical) else 0
+
+    def summaries(self, orders, counts):
+        "Each frontier node's statistics (n_stats, F) or None, value (F, K), impurity and weight, and the units of i(s)."
         starts = segment_starts(counts)
-        if regression:                                                # every node on its own centre and scale
-            centre, scale, u = node_centres(y.take(orders[0]), w.take(orders[0]), counts)
-            frontier_stats = crit.stats(u, w.take(orders[0])).T
-            if stats is None: stats = np.empty((len(frontier_stats), n_samples))
-            stats[:, orders[0]] = frontier_stats
+        if not self.additive:                                                # node by node, as the searches
+            rows = np.split(orders[0], starts[1:])
+            pairs = [node_summary(self.y[r], self.w[r], self.criterion, self.n_classes) for r in rows]
+            return (None, np.array([v for v, _ in pairs]).reshape(len(counts), -1), np.array([i for _, i in pairs]),
+                    np.add.reduceat(self.w.take(orders[0]), starts), 1.0)
+        if self.centred:
+            centre, scale, u = node_centres(self.y.take(orders[0]), self.w.take(orders[0]), counts)
+            frontier_stats = self.crit.stats(u, self.w.take(orders[0])).T
+            if self.stats is None: self.stats = np.empty((len(frontier_stats), self.n_samples))
+            self.stats[:, orders[0]] = frontier_stats
             node_stats = np.add.reduceat(frontier_stats, starts, axis=1)
-        else: node_stats = np.add.reduceat(np.take(stats, orders[0], axis=1), starts, axis=1)
-        units = scale ** 2 if regression else 1.0                     # real impurity per unit of u's (0: a constant node)
-        impurity, weight = crit.impurity(node_stats.T) * units, crit.weight(node_stats.T)
-        value = crit.value(node_stats.T).reshape(len(counts), -1)     # (F, K) proportions or (F, 1) means
-        if regression: value = centre[:, None] + scale[:, None] * value
-        ids = builder.add_nodes(parents, is_left, value, impurity, counts, weight)
-        searchable = rules.may_split(counts, depth, impurity)
-        best = np.full((n_features, len(counts)), np.inf)              # i(s) in real units, per feature and node
-        where = np.zeros((n_features, len(counts)), dtype=np.int64)    # numeric columns: position of the last left sample
-        found = {}                                                    # node-searched columns: split objects
+        else: node_stats = np.add.reduceat(np.take(self.stats, orders[0], axis=1), starts, axis=1)
+        units = scale ** 2 if self.centred else 1.0                           # real impurity per unit of u's (0: constant node)
+        impurity, weight = self.crit.impurity(node_stats.T) * units, self.crit.weight(node_stats.T)
+        value = self.crit.value(node_stats.T).reshape(len(counts), -1)        # (F, K) proportions or (F, 1) means
+        if self.centred: value = centre[:, None] + scale[:, None] * value
+        elif self.n_classes is None:                 # targets all equal (Poisson): pure, exactly 0 as in chapter 1, not rounding
+            y_f, positive = self.y.take(orders[0]), self.w.take(orders[0]) > 0
+            equal = (np.maximum.reduceat(np.where(positive, y_f, -np.inf), starts)
+                     == np.minimum.reduceat(np.where(positive, y_f, np.inf), starts))
+            impurity = np.where(equal, 0.0, impurity)
+        return node_stats, value, impurity, weight, units
+
+    def search(self, orders, counts, depth):
+        "The `FrontierSearch` of the frontier whose feature orders are `orders`, `counts` samples per node, at `depth` (a number or one per node)."
+        node_stats, value, impurity, weight, units = self.summaries(orders, counts)
+        searchable = self.rules.may_split(counts, depth, impurity)
+        best = np.full((self.n_features, len(counts)), np.inf)              # i(s) in real units, per feature and node
+        where = np.zeros((self.n_features, len(counts)), dtype=np.int64)
+        threshold, found = None, {}
         if searchable.any():
-            frontier = frontier_layout(counts, node_stats, crit, searchable, min_samples_leaf)
-            for j in range(n_features):
+            starts = segment_starts(counts)
+            lowest_x = np.take_along_axis(self.columns, orders[:, starts], axis=1)              # (D, F): segments are sorted
+            highest_x = np.take_along_axis(self.columns, orders[:, starts + counts - 1], axis=1)
+            searched = draw_features(constant_features(lowest_x, highest_x).T, self.max_features, self.rng).T & searchable
+            if self.splitter == "random":
+                threshold = lowest_x + (highest_x - lowest_x) * self.rng.random(lowest_x.shape)
+                threshold = np.where(threshold == highest_x, lowest_x, threshold)           # scikit-learn's redraw rule
+            if node_stats is not None:
+                frontier = frontier_layout(counts, node_stats, self.crit, searchable, self.rules.min_samples_leaf,
+                                           self.rules.min_weight_leaf, self.children_rule)
+            for j in np.flatnonzero(searched.any(axis=1)):
                 order = orders[j]
-                if j in searches:
-                    found[j] = _search_nodes(searches[j], X[:, j], y, w, order, counts, searchable, criterion, n_classes,
-                                             min_samples_leaf)
+                if j in self.searches:
+                    found[j] = _search_nodes(self.searches[j], self.X[:, j], self.y, self.w, order, counts, searched[j],
+                                             self.criterion, self.n_classes, self.rules.min_samples_leaf)
                     best[j] = [np.inf if s is None else s.impurity for s in found[j]]
                     continue
-                lowest_j, where[j] = frontier_column_splits(columns[j].take(order), np.take(stats, order, axis=1), frontier, crit,
-                                                         None if positive is None else positive.take(order))
+                x_j, stats_j = self.columns[j].take(order), np.take(self.stats, order, axis=1)
+                positive_j = None if self.positive is None else self.positive.take(order)
+                if threshold is None: lowest_j, where[j] = frontier_column_splits(x_j, stats_j, frontier, self.crit, positive_j)
+                else: lowest_j, where[j] = frontier_random_splits(x_j, stats_j, frontier, self.crit, threshold[j], positive_j)
                 np.multiply(lowest_j, units, out=best[j], where=np.isfinite(lowest_j))   # to real units; inf stays inf
+            best[~searched] = np.inf
         lowest = best.min(axis=0)
         feature = np.argmax(ties_with_best(best, lowest, impurity), axis=0)
-        split = searchable & np.isfinite(lowest)
-        split &= rules.worth_splitting(weight / total_weight, impurity, lowest)
-        if not split.any(): break
-        rules_found = _write_splits(builder, ids, split, feature, where, found, columns, orders)
-        goes_left = _route(split, feature, where, rules_found, X, orders, counts)
-        orders, counts = partition_orders(orders, goes_left, counts, split)
-        parents, is_left = np.repeat(ids[split], 2), np.tile([True, False], int(split.sum()))
+        splits = searchable & np.isfinite(lowest) & self.rules.worth_splitting(weight / self.total_weight, impurity, lowest)
+        return FrontierSearch(value, impurity, weight, splits, lowest, feature, where, threshold, found)
+
+    def split(self, builder, ids, found, orders, counts):
+        "Write the splits of a searched frontier whose nodes are `ids`; return the children's orders and counts."
+        rules_found = _write_splits(builder, ids, found, self.columns, orders)
+        goes_left = _route(found, rules_found, self.X, orders, counts)
+        return partition_orders(orders, goes_left, counts, found.splits)
+
+# %% ../nbs/05_levelwise.ipynb #76480b24
+def grow_levelwise(X, y, criterion="gini", sample_weight=None, n_classes=None, *, categorical=(), node_searches=None,
+                   max_depth=None, min_samples_split=2, min_samples_leaf=1, min_impurity_decrease=0.0, min_weight_leaf=0.0,
+                   max_leaf_nodes=None, max_features=None, splitter="best", random_state=None):
+    "Grow the same `Tree` as `grow_tree`, one depth at a time: segmented sums over per-feature orders kept by stable partition (best first if `max_leaf_nodes`)."
+    rules = (max_depth, min_samples_split, min_samples_leaf, min_impurity_decrease, min_weight_leaf, max_leaf_nodes)
+    if max_leaf_nodes is not None:
+        return grow_best_first(X, y, criterion, sample_weight, n_classes, categorical=categorical, node_searches=node_searches,
+                               max_depth=max_depth, min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
+                               min_impurity_decrease=min_impurity_decrease, min_weight_leaf=min_weight_leaf,
+                               max_leaf_nodes=max_leaf_nodes, max_features=max_features, splitter=splitter,
+                               random_state=random_state)
+    growth = _Growth(X, y, criterion, sample_weight, n_classes, categorical, node_searches, rules, max_features, splitter,
+                     random_state)
+    builder, orders, depth = TreeBuilder(), growth.orders, 0
+    counts, parents, is_left = np.array([growth.n_samples]), np.array([-1]), np.array([True])
+    while len(counts):
+        found = growth.search(orders, counts, depth)
+        ids = builder.add_nodes(parents, is_left, found.value, found.impurity, counts, found.weight)
+        if not found.splits.any(): break
+        orders, counts = growth.split(builder, ids, found, orders, counts)
+        parents, is_left = np.repeat(ids[found.splits], 2), np.tile([True, False], int(found.splits.sum()))
         depth += 1
-    n_levels = int(X[:, sorted(set(categorical))].max()) + 1 if len(categorical) else 0
-    return builder.build(n_levels)
+    return builder.build(growth.n_levels)
 
 # %% ../nbs/05_levelwise.ipynb #4f080c1d
-def _write_splits(builder, ids, split, feature, where, found, columns, orders):
-    "Write one depth's splits into the builder; return the node-searched ones' split objects by frontier index."
-    chosen = np.flatnonzero(split)
-    by_search = np.array([int(j) in found for j in feature[chosen]], dtype=bool)
+def _write_splits(builder, ids, found, columns, orders):
+    "Write a searched frontier's splits into the builder; return the node-searched ones' split objects by frontier index."
+    chosen = np.flatnonzero(found.splits)
+    by_search = np.array([int(j) in found.found for j in found.feature[chosen]], dtype=bool)
     numeric = chosen[~by_search]
-    j_idx, p_idx = feature[numeric], where[feature[numeric], numeric]
-    thresholds = midpoints(columns[j_idx, orders[j_idx, p_idx]], columns[j_idx, orders[j_idx, p_idx + 1]])
+    j_idx, p_idx = found.feature[numeric], found.where[found.feature[numeric], numeric]
+    if found.threshold is None: thresholds = midpoints(columns[j_idx, orders[j_idx, p_idx]], columns[j_idx, orders[j_idx, p_idx + 1]])
+    else: thresholds = found.threshold[j_idx, numeric]
     builder.split_nodes(ids[numeric], j_idx, thresholds)
     rules_found = {}
     for f in chosen[by_search]:
-        j = int(feature[f])
-        rules_found[f] = replace(found[j][f], feature=j)
+        j = int(found.feature[f])
+        rules_found[f] = replace(found.found[j][f], feature=j)
         builder.split_node(ids[f], rules_found[f])
     return rules_found
 
-def _route(split, feature, where, rules_found, X, orders, counts):
+def _route(found, rules_found, X, orders, counts):
     "Which samples go left: by position in the chosen feature's order, or by the rule of a node-searched split."
     goes_left = np.zeros(X.shape[0], dtype=bool)
     starts = segment_starts(counts)
     position = np.arange(orders.shape[1]) - np.repeat(starts, counts)
-    numeric = split.copy()
+    numeric = found.splits.copy()
     for f, rule in rules_found.items():
         rows = orders[0, starts[f]:starts[f] + counts[f]]
         goes_left[rows] = rule.goes_left(X[rows])
         numeric[f] = False
-    for j in np.unique(feature[numeric]):
-        chose = numeric & (feature == j)
-        mask = np.repeat(chose, counts) & (position <= np.repeat(where[j] - starts, counts))
+    for j in np.unique(found.feature[numeric]):
+        chose = numeric & (found.feature == j)
+        mask = np.repeat(chose, counts) & (position <= np.repeat(found.where[j] - starts, counts))
         goes_left[orders[j][mask]] = True
     return goes_left
 
@@ -212,3 +326,36 @@ def _search_nodes(search, x, y, w, order, counts, searchable, criterion, n_class
         rows = order[start:start + counts[f]]
         results.append(search(x[rows], y[rows], w[rows], criterion, n_classes, min_samples_leaf) if searchable[f] else None)
     return results
+
+# %% ../nbs/05_levelwise.ipynb #89471b09
+def grow_best_first(X, y, criterion="gini", sample_weight=None, n_classes=None, *, categorical=(), node_searches=None,
+                    max_depth=None, min_samples_split=2, min_samples_leaf=1, min_impurity_decrease=0.0, min_weight_leaf=0.0,
+                    max_leaf_nodes=None, max_features=None, splitter="best", random_state=None):
+    "Grow a `Tree` best first: split the leaf whose best split decreases the weighted impurity most, until `max_leaf_nodes` leaves (None: no limit)."
+    rules = (max_depth, min_samples_split, min_samples_leaf, min_impurity_decrease, min_weight_leaf, max_leaf_nodes)
+    growth = _Growth(X, y, criterion, sample_weight, n_classes, categorical, node_searches, rules, max_features, splitter,
+                     random_state)
+    builder, queue, created = TreeBuilder(), [], count()
+    def add(orders, counts, parents, is_left, depth):
+        "Search new nodes as one frontier, write them, and queue those worth splitting, each with its slice of the orders."
+        found = growth.search(orders, counts, depth)
+        ids = builder.add_nodes(parents, is_left, found.value, found.impurity, counts, found.weight)
+        decrease = found.weight / growth.total_weight * (found.impurity - found.lowest)
+        for f, start in zip(np.flatnonzero(found.splits), segment_starts(counts)[found.splits]):
+            alone = _one_node(found, f, start)
+            heappush(queue, (-decrease[f], next(created), ids[f], alone, orders[:, start:start + counts[f]], depth))
+    add(growth.orders, np.array([growth.n_samples]), np.array([-1]), np.array([True]), 0)
+    splits_left = np.inf if max_leaf_nodes is None else max_leaf_nodes - 1
+    while queue and splits_left > 0:
+        _, _, node, found, orders, depth = heappop(queue)
+        child_orders, child_counts = growth.split(builder, np.array([node]), found, orders, np.array([orders.shape[1]]))
+        add(child_orders, child_counts, np.array([node, node]), np.array([True, False]), depth + 1)
+        splits_left -= 1
+    return builder.build(growth.n_levels)
+
+def _one_node(found, f, start):
+    "The part of a `FrontierSearch` that splits node `f` alone, positions counted from its segment's `start`."
+    keep = slice(f, f + 1)
+    return FrontierSearch(found.value[keep], found.impurity[keep], found.weight[keep], found.splits[keep], found.lowest[keep],
+                          found.feature[keep], found.where[:, keep] - start,
+                          None if found.threshold is None else found.threshold[:, keep], {j: [s[f]] for j, s in found.found.items()})

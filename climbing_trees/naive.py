@@ -7,15 +7,16 @@ from __future__ import annotations
 from dataclasses import dataclass, fields, replace
 from typing import Callable, Sequence
 import numpy as np
-from .impurity import (CLASS_IMPURITY, CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA, check_sample_weight,
-                                     split_impurity, weighted_variance)
+from .impurity import (CLASS_IMPURITY, CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA, REGRESSION_IMPURITY,
+                                     REGRESSION_VALUE, check_sample_weight, check_target, split_impurity)
 
 # %% auto #0
-__all__ = ['LEAF', 'UNDEFINED', 'TIE_TOLERANCE', 'ColumnSearch', 'Split', 'nodes_by_depth', 'Tree', 'preorder_numbers',
-           'TreeBuilder', 'kept_nodes', 'collapse', 'midpoints', 'candidate_thresholds', 'admissible_cuts',
-           'naive_split_curve', 'ties_with_best', 'first_best', 'node_summary', 'naive_column_split', 'best_split',
-           'StoppingRules', 'check_tree_data', 'check_target_spread', 'check_growth', 'grow_tree', 'tree_differences',
-           'split_rule', 'leaf_text', 'tree_text', 'subtree_end']
+__all__ = ['LEAF', 'UNDEFINED', 'TIE_TOLERANCE', 'FEATURE_THRESHOLD', 'ColumnSearch', 'SPLITTERS', 'Split', 'nodes_by_depth',
+           'Tree', 'preorder_numbers', 'TreeBuilder', 'kept_nodes', 'collapse', 'midpoints', 'candidate_thresholds',
+           'admissible_cuts', 'naive_split_curve', 'ties_with_best', 'first_best', 'node_summary', 'naive_column_split',
+           'constant_features', 'best_split', 'StoppingRules', 'check_tree_data', 'check_target_spread', 'check_growth',
+           'check_search_options', 'draw_features', 'grow_tree', 'tree_differences', 'split_rule', 'leaf_text',
+           'tree_text', 'subtree_end']
 
 # %% ../nbs/02_naive_split.ipynb #5733845f
 @dataclass(frozen=True)
@@ -182,10 +183,15 @@ def candidate_thresholds(x):
     return midpoints(values[:-1], values[1:])
 
 # %% ../nbs/02_naive_split.ipynb #671c56f0
-def admissible_cuts(n_left, n_right, positive_left, positive_right, min_samples_leaf=1):
-    "Which cuts every search of the book may use: at least `min_samples_leaf` samples, and some of positive weight, on each side."
-    return ((np.asarray(n_left) >= min_samples_leaf) & (np.asarray(n_right) >= min_samples_leaf)
-            & (np.asarray(positive_left) > 0) & (np.asarray(positive_right) > 0))
+def admissible_cuts(n_left, n_right, positive_left, positive_right, min_samples_leaf=1, weight_left=None, weight_right=None,
+                    min_weight_leaf=0.0):
+    "Which cuts every search of the book may use: at least `min_samples_leaf` samples, some of positive weight and (when `min_weight_leaf` > 0) that much weight on each side."
+    admissible = ((np.asarray(n_left) >= min_samples_leaf) & (np.asarray(n_right) >= min_samples_leaf)
+                  & (np.asarray(positive_left) > 0) & (np.asarray(positive_right) > 0))
+    if min_weight_leaf > 0:
+        if weight_left is None or weight_right is None: raise ValueError("min_weight_leaf needs weight_left and weight_right")
+        admissible = admissible & (np.asarray(weight_left) >= min_weight_leaf) & (np.asarray(weight_right) >= min_weight_leaf)
+    return admissible
 
 # %% ../nbs/02_naive_split.ipynb #96d76c1b
 def naive_split_curve(x, y, sample_weight, criterion, n_classes=None, min_samples_leaf=1):
@@ -216,8 +222,8 @@ def first_best(values, scale):
 
 # %% ../nbs/02_naive_split.ipynb #d87cb5bc
 def node_summary(y, w, criterion, n_classes=None):
-    "A node's value and impurity, for arrays the grower checked at its entrance: one bincount, or one weighted variance."
-    if n_classes is None: return np.array([(w @ y) / w.sum()]), weighted_variance(y, w)
+    "A node's value and impurity, for arrays the grower checked at its entrance: one bincount, or chapter 1's regression formulas."
+    if n_classes is None: return np.array([REGRESSION_VALUE[criterion](y, w)]), REGRESSION_IMPURITY[criterion](y, w)
     counts = np.bincount(y, weights=w, minlength=n_classes)
     p = counts / counts.sum()                  # not / w.sum(): one class present gives exactly 1, so a pure node has impurity 0
     return p, float(CLASS_IMPURITY[criterion](p))
@@ -230,19 +236,27 @@ def naive_column_split(x, y, sample_weight, criterion, n_classes=None, min_sampl
     best = first_best(values, node_summary(y, sample_weight, criterion, n_classes)[1])
     return Split(None, float(thresholds[best]), float(values[best]))
 
+# %% ../nbs/02_naive_split.ipynb #ca4edb27
+FEATURE_THRESHOLD = 1e-7
+
+def constant_features(lowest, highest):
+    "Which features are constant in a node, given their smallest and largest values there: range at most `FEATURE_THRESHOLD` (scikit-learn's rule)."
+    return np.asarray(highest) <= np.asarray(lowest) + FEATURE_THRESHOLD
+
 # %% ../nbs/02_naive_split.ipynb #6fa4cfb6
 ColumnSearch = Callable[..., "Split | None"]
 
 def best_split(X, y, sample_weight, criterion, n_classes=None, min_samples_leaf=1,
-               column_search: ColumnSearch | Sequence[ColumnSearch] = naive_column_split):
-    "Best `Split` over all columns of `X` (first feature wins ties), or None if no column can be split."
+               column_search: ColumnSearch | Sequence[ColumnSearch] = naive_column_split, features=None):
+    "Best `Split` over the columns `features` of `X` (None: all; the first feature wins ties; constant columns are skipped), or None if none can be split."
     n_features = X.shape[1]
     searches = [column_search] * n_features if callable(column_search) else list(column_search)
     if len(searches) != n_features:
         raise ValueError(f"got {len(searches)} column searches for {n_features} features")
     found = []
-    for j, search in enumerate(searches):
-        split = search(X[:, j], y, sample_weight, criterion, n_classes, min_samples_leaf)
+    for j in range(n_features) if features is None else sorted(features):
+        if constant_features(X[:, j].min(), X[:, j].max()): continue
+        split = searches[j](X[:, j], y, sample_weight, criterion, n_classes, min_samples_leaf)
         if split is not None: found.append(replace(split, feature=j))
     if not found: return None
     return found[first_best([s.impurity for s in found], node_summary(y, sample_weight, criterion, n_classes)[1])]
@@ -255,19 +269,24 @@ class StoppingRules:
     min_samples_split: int = 2
     min_samples_leaf: int = 1
     min_impurity_decrease: float = 0.0
+    min_weight_leaf: float = 0.0
+    max_leaf_nodes: int | None = None
 
     def __post_init__(self):
         def integer(name, value, low):
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
                 raise TypeError(f"{name} must be an integer, got {value!r}")
             if value < low: raise ValueError(f"{name} must be at least {low}, got {value}")
+        def non_negative(name, value):
+            if isinstance(value, bool) or not isinstance(value, (int, float, np.number)):
+                raise TypeError(f"{name} must be a number, got {value!r}")
+            if not (value >= 0 and np.isfinite(value)): raise ValueError(f"{name} must be finite and non-negative, got {value}")
         if self.max_depth is not None: integer("max_depth", self.max_depth, 1)
         integer("min_samples_split", self.min_samples_split, 2)
         integer("min_samples_leaf", self.min_samples_leaf, 1)
-        decrease = self.min_impurity_decrease
-        if isinstance(decrease, bool) or not isinstance(decrease, (int, float, np.number)):
-            raise TypeError(f"min_impurity_decrease must be a number, got {decrease!r}")
-        if not decrease >= 0: raise ValueError(f"min_impurity_decrease must be non-negative, got {decrease}")
+        non_negative("min_impurity_decrease", self.min_impurity_decrease)
+        non_negative("min_weight_leaf", self.min_weight_leaf)
+        if self.max_leaf_nodes is not None: integer("max_leaf_nodes", self.max_leaf_nodes, 2)
 
     def may_split(self, n_samples, depth, impurity):
         "Whether nodes with these sample counts, depths and impurities are searched at all (False: they are leaves; impurity 0: pure)."
@@ -313,20 +332,52 @@ def check_target_spread(y, sample_weight):
 
 # %% ../nbs/02_naive_split.ipynb #fd3c7481
 def check_growth(X, y, criterion, sample_weight=None, n_classes=None, max_depth=None, min_samples_split=2,
-                 min_samples_leaf=1, min_impurity_decrease=0.0):
+                 min_samples_leaf=1, min_impurity_decrease=0.0, min_weight_leaf=0.0, max_leaf_nodes=None):
     "Validate everything a grower is given, once; return `X`, `y`, the sample weights and the `StoppingRules`."
     X, y = check_tree_data(X, y, criterion, n_classes)
-    rules = StoppingRules(max_depth, min_samples_split, min_samples_leaf, min_impurity_decrease)
+    rules = StoppingRules(max_depth, min_samples_split, min_samples_leaf, min_impurity_decrease, min_weight_leaf, max_leaf_nodes)
     w = check_sample_weight(sample_weight, len(y))
-    if criterion in REGRESSION_CRITERIA: check_target_spread(y, w)
+    if criterion in REGRESSION_CRITERIA:
+        y = check_target(y, criterion, w)              # chapter 1: what the criterion cannot fit (negative counts for 'poisson')
+        if criterion == "squared_error": check_target_spread(y, w)
     return X, y, w, rules
+
+# %% ../nbs/02_naive_split.ipynb #b35f3d29
+SPLITTERS = ("best", "random")
+
+def check_search_options(max_features, splitter, random_state, n_features):
+    "Validate the randomized-search options; return `max_features` (None: every feature, no randomness), `splitter` and a `np.random.Generator`."
+    if max_features is not None:
+        if isinstance(max_features, bool) or not isinstance(max_features, (int, np.integer)):
+            raise TypeError(f"max_features must be an integer number of features or None, got {max_features!r}")
+        if not 1 <= max_features <= n_features:
+            raise ValueError(f"max_features must be between 1 and the number of features ({n_features}), got {max_features}")
+    if splitter not in SPLITTERS: raise ValueError(f"splitter must be one of {SPLITTERS}, got {splitter!r}")
+    drawn = None if max_features is None or max_features >= n_features else int(max_features)
+    return drawn, splitter, np.random.default_rng(random_state)
+
+def draw_features(constant, max_features, rng):
+    "Which features each node searches, (n_nodes, D) from the nodes' `constant` features: scikit-learn's draw of `max_features` (None: all non-constant ones)."
+    constant = np.atleast_2d(constant)
+    if max_features is None: return ~constant
+    n_nodes, n_features = constant.shape
+    place = rng.random((n_nodes, n_features)).argsort(axis=1).argsort(axis=1)      # each feature's place in a random order
+    first_useful = np.where(constant, n_features, place).min(axis=1)                 # place of the first non-constant one
+    return (place < np.maximum(max_features, first_useful + 1)[:, None]) & ~constant
 
 # %% ../nbs/02_naive_split.ipynb #772ecbaf
 def grow_tree(X, y, criterion="gini", sample_weight=None, n_classes=None, *, find_split=best_split,
-              max_depth=None, min_samples_split=2, min_samples_leaf=1, min_impurity_decrease=0.0):
+              max_depth=None, min_samples_split=2, min_samples_leaf=1, min_impurity_decrease=0.0, min_weight_leaf=0.0,
+              max_leaf_nodes=None, max_features=None, splitter="best", random_state=None):
     "Grow a binary `Tree` greedily, depth first: split each node by `find_split` until a stopping rule makes it a leaf."
     X, y, w, rules = check_growth(X, y, criterion, sample_weight, n_classes, max_depth, min_samples_split, min_samples_leaf,
-                                  min_impurity_decrease)
+                                  min_impurity_decrease, min_weight_leaf, max_leaf_nodes)
+    max_features, splitter, rng = check_search_options(max_features, splitter, random_state, X.shape[1])
+    for name, value, default in (("min_weight_leaf", min_weight_leaf, 0.0), ("max_leaf_nodes", max_leaf_nodes, None),
+                                 ("splitter", splitter, "best")):
+        if value != default:
+            raise ValueError(f"the depth-first grower does not implement {name}={value!r}; grow with algorithm='levelwise' "
+                             "(chapter 05's grow_levelwise), which does")
     builder, total_weight = TreeBuilder(), w.sum()
     stack = [(np.arange(len(y)), 0, -1, True)]                 # rows, depth, parent, is the left child
     while stack:
@@ -335,7 +386,11 @@ def grow_tree(X, y, criterion="gini", sample_weight=None, n_classes=None, *, fin
         value, impurity = node_summary(yt, wt, criterion, n_classes)
         t = builder.add_node(parent, is_left, value, impurity, len(rows), wt.sum())
         if not rules.may_split(len(rows), depth, impurity): continue
-        split = find_split(X[rows], yt, wt, criterion, n_classes, min_samples_leaf)
+        drawn = {}
+        if max_features is not None:
+            constant = constant_features(X[rows].min(axis=0), X[rows].max(axis=0))
+            drawn = {"features": np.flatnonzero(draw_features(constant, max_features, rng)[0])}
+        split = find_split(X[rows], yt, wt, criterion, n_classes, min_samples_leaf, **drawn)
         if split is None or not rules.worth_splitting(wt.sum() / total_weight, impurity, split.impurity): continue
         builder.split_node(t, split)
         left = split.goes_left(X[rows])

@@ -1,8 +1,10 @@
 """Bad input to chapter 08's estimators: each case gets a ValueError or TypeError (NotFittedError for an
-unfitted tree) whose message names the problem; and the edge inputs that must simply work."""
+unfitted tree) whose message names the problem; and the edge inputs that must simply work. A bad parameter
+raises a ParameterError, both a ValueError and a TypeError (tests/test_parameters.py checks every parameter)."""
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import sparse
 from sklearn.exceptions import NotFittedError
 
 from climbing_trees.impurity import play_tennis
@@ -57,11 +59,28 @@ BAD = [
     ("plot_tree before fit", lambda: plot_tree(R()), NotFittedError, "not fitted"),
     ("wrong number of features at predict", lambda: fitted(C()).predict(X[:, :2]), ValueError, "X has 2 features"),
     ("wrong number of features at apply", lambda: fitted(R()).apply(np.ones((2, 4))), ValueError, "X has 4 features"),
-    ("max_depth 0", lambda: C(max_depth=0).fit(X, y), ValueError, "max_depth must be at least 1"),
-    ("negative max_depth", lambda: R(max_depth=-2).fit(X, y_real), ValueError, "max_depth must be at least 1"),
-    ("float max_depth", lambda: C(max_depth=2.5).fit(X, y), TypeError, "max_depth must be an integer"),
-    ("min_samples_leaf 0", lambda: C(min_samples_leaf=0).fit(X, y), ValueError, "min_samples_leaf must be at least 1"),
-    ("min_samples_split 1", lambda: R(min_samples_split=1).fit(X, y_real), ValueError, "min_samples_split must be at least 2"),
+    ("max_depth 0", lambda: C(max_depth=0).fit(X, y), ValueError, "max_depth must be None (no limit) or an integer >= 1"),
+    ("negative max_depth", lambda: R(max_depth=-2).fit(X, y_real), ValueError, "max_depth must be None (no limit) or an integer >= 1"),
+    ("float max_depth", lambda: C(max_depth=2.5).fit(X, y), TypeError, "max_depth must be None (no limit) or an integer >= 1"),
+    ("min_samples_leaf 0", lambda: C(min_samples_leaf=0).fit(X, y), ValueError, "min_samples_leaf must be an integer >= 1 or a fraction"),
+    ("min_samples_leaf 1.0", lambda: C(min_samples_leaf=1.0).fit(X, y), ValueError, "a fraction of the samples in (0, 1)"),
+    ("min_samples_split 1", lambda: R(min_samples_split=1).fit(X, y_real), ValueError, "min_samples_split must be an integer >= 2"),
+    ("min_samples_split 1.5", lambda: R(min_samples_split=1.5).fit(X, y_real), ValueError, "a fraction of the samples in (0, 1]"),
+    ("min_weight_fraction_leaf above 0.5", lambda: C(min_weight_fraction_leaf=0.6).fit(X, y), ValueError, "min_weight_fraction_leaf must be"),
+    ("unknown splitter", lambda: R(splitter="worst").fit(X, y_real), ValueError, "splitter must be 'best' or 'random'"),
+    ("max_features 'auto' (gone from scikit-learn)", lambda: C(max_features="auto").fit(X, y), ValueError, "max_features must be"),
+    ("max_features 0", lambda: R(max_features=0).fit(X, y_real), ValueError, "max_features must be"),
+    ("max_features above 1.0", lambda: C(max_features=1.5).fit(X, y), ValueError, "max_features must be"),
+    ("a numpy Generator as random_state", lambda: C(random_state=np.random.default_rng(0)).fit(X, y), TypeError, "random_state must be"),
+    ("negative random_state", lambda: C(random_state=-1).fit(X, y), ValueError, "random_state must be"),
+    ("max_leaf_nodes 1", lambda: C(max_leaf_nodes=1).fit(X, y), ValueError, "max_leaf_nodes must be None (no limit) or an integer >= 2"),
+    ("misspelled class_weight", lambda: C(class_weight="balance").fit(X, y), ValueError, "class_weight must be"),
+    ("negative class weight", lambda: C(class_weight={0: -1.0, 1: 1.0}).fit(X, y), ValueError, "non-negative weight"),
+    ("class_weight for several outputs", lambda: C(class_weight=[{0: 1.0}]).fit(X, y), ValueError, "multi-output"),
+    ("class_weight on a regressor", lambda: R(class_weight="balanced"), TypeError, "class_weight"),
+    ("negative y for poisson", lambda: R(criterion="poisson").fit(X, y_real), ValueError, "negative"),
+    ("sparse X with categorical names", lambda: C(categorical_features=["a"]).fit(sparse.csr_matrix(X), y), ValueError, "no column names"),
+    ("NaN in a sparse X", lambda: C().fit(sparse.csr_matrix(with_value(X, (2, 2), np.nan)), y), ValueError, "NaN"),
     ("negative min_impurity_decrease", lambda: C(min_impurity_decrease=-0.1).fit(X, y), ValueError, "min_impurity_decrease"),
     ("unknown criterion", lambda: C(criterion="ginny").fit(X, y), ValueError, "unknown criterion 'ginny'"),
     ("misclassification is not a growing criterion", lambda: C(criterion="misclassification").fit(X, y), ValueError,
@@ -71,11 +90,12 @@ BAD = [
     ("classification criterion on a regressor", lambda: R(criterion="gini").fit(X, y_real), ValueError, "a criterion of DecisionTreeClassifier"),
     ("continuous y for a classifier", lambda: C().fit(X, y_real), ValueError, "Unknown label type: continuous"),
     ("text y for a regressor", lambda: R().fit(X, np.array(["a", "b"] * 10)), ValueError, "could not convert"),
-    ("2-column y", lambda: C().fit(X, np.column_stack([y, y])), ValueError, "1d array"),
+    ("2-column y", lambda: C().fit(X, np.column_stack([y, y])), ValueError, "multi-output trees are not supported yet"),
+    ("2-column y (regressor)", lambda: R().fit(X, np.column_stack([y_real, y_real])), ValueError, "one tree per column"),
     ("y is None", lambda: C().fit(X, None), ValueError, "requires y"),
-    ("negative ccp_alpha", lambda: C(ccp_alpha=-0.01).fit(X, y), ValueError, "ccp_alpha must be a finite non-negative"),
+    ("negative ccp_alpha", lambda: C(ccp_alpha=-0.01).fit(X, y), ValueError, "ccp_alpha must be a finite number >= 0"),
     ("infinite ccp_alpha", lambda: R(ccp_alpha=np.inf).fit(X, y_real), ValueError, "ccp_alpha"),
-    ("text ccp_alpha", lambda: C(ccp_alpha="0.1").fit(X, y), TypeError, "ccp_alpha must be a number"),
+    ("text ccp_alpha", lambda: C(ccp_alpha="0.1").fit(X, y), TypeError, "ccp_alpha must be a finite number >= 0"),
     ("unknown algorithm", lambda: C(algorithm="quantum").fit(X, y), ValueError, "unknown algorithm 'quantum'"),
     ("unknown categorical column", lambda: C(categorical_features=["Rainfall"]).fit(DAYS, PLAY), ValueError, "Rainfall"),
     ("categorical index out of range", lambda: C(categorical_features=[7]).fit(DAYS, PLAY), ValueError, "out of range"),

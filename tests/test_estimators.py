@@ -16,7 +16,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import climbing_trees
 from climbing_trees.categorical import CategoryEncoder
-from climbing_trees.estimators import ALGORITHMS, DEFAULT_ALGORITHM, DecisionTreeClassifier, DecisionTreeRegressor
+from climbing_trees.estimators import ALGORITHMS, DEFAULT_ALGORITHM, DecisionTreeClassifier, DecisionTreeRegressor, EstimatorTree
 from climbing_trees.impurity import play_tennis
 from climbing_trees.inference import apply, export_text, plot_tree
 from climbing_trees.levelwise import grow_levelwise
@@ -109,7 +109,7 @@ def test_regressor_leaf_values_are_weighted_means():
 
 def test_queries_agree_with_the_tree():
     clf = DecisionTreeClassifier(max_depth=5).fit(X_BC, Y_BC)
-    assert type(clf.tree_) is Tree
+    assert isinstance(clf.tree_, EstimatorTree) and isinstance(clf.tree_, Tree)
     assert clf.get_depth() == clf.tree_.max_depth == 5
     assert clf.get_n_leaves() == clf.tree_.n_leaves == len(np.unique(clf.apply(X_BC)))
     assert clf.tree_.is_leaf[clf.apply(X_BC)].all()
@@ -147,12 +147,12 @@ def test_all_algorithms_grow_the_same_tree(criterion):
     (lambda: DecisionTreeRegressor(min_samples_leaf=5), X_DIA, Y_DIA, "squared_error", None, ()),
     (lambda: DecisionTreeClassifier(max_depth=5), *categorical_frame(), "gini", 2, (0, 2))])
 def test_the_estimators_tree_is_a_growers_tree(make, X, y, criterion, n_classes, categorical):
-    "The fitted `tree_` is the grower's `Tree`, nothing converted: chapter 02's comparison takes it as it is."
+    "The fitted `tree_` is the grower's `Tree` seen as an `EstimatorTree` (the same arrays), nothing converted: chapter 02's comparison takes it as it is."
     est = make().fit(X, y)
     codes = CategoryEncoder().fit_transform(X) if isinstance(X, pd.DataFrame) else X
     grown = grow_levelwise(codes, y, criterion, None, n_classes, categorical=categorical, max_depth=est.max_depth,
                            min_samples_leaf=est.min_samples_leaf)
-    assert type(est.tree_) is type(grown) is Tree
+    assert isinstance(est.tree_, EstimatorTree) and type(grown) is Tree
     assert tree_differences(est.tree_, grown) == []
     shallower = grow_levelwise(codes, y, criterion, None, n_classes, categorical=categorical, max_depth=2)
     assert tree_differences(est.tree_, shallower) != []              # the comparison can fail

@@ -3,10 +3,10 @@ on random data with ties, weights (zeros included), 2 to 5 classes, regression, 
 from functools import partial
 
 import numpy as np
-from hypothesis import given, settings, strategies as st, HealthCheck
+from hypothesis import assume, given, settings, strategies as st, HealthCheck
 
 from climbing_trees.naive import Tree, best_split, grow_tree, tree_differences
-from climbing_trees.criteria import SPLIT_SEARCHES, vectorized_column_split
+from climbing_trees.criteria import SPLIT_SEARCHES, median_column_split, vectorized_column_split
 from climbing_trees.categorical import column_searches
 from climbing_trees.levelwise import grow_levelwise
 from strategies import problems
@@ -70,3 +70,74 @@ def test_bad_categorical_indices_are_refused():
     import pytest
     with pytest.raises(ValueError, match="out of range"):
         grow_levelwise(np.ones((4, 2)), np.array([0, 1, 0, 1]), "gini", n_classes=2, categorical=[2])
+
+
+def same_splits_along_paths(part, full):
+    "Every split of `part` is the split of `full` at the node reached by the same path from the root."
+    stack = [(0, 0)]
+    while stack:
+        a, b = stack.pop()
+        if part.is_leaf[a]: continue
+        if full.is_leaf[b] or (part.feature[a], part.threshold[a]) != (full.feature[b], full.threshold[b]): return False
+        stack += [(part.children_left[a], full.children_left[b]), (part.children_right[a], full.children_right[b])]
+    return True
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(problems(max_n=60), st.integers(2, 12), *RULES)
+def test_best_first_grows_part_of_the_levelwise_tree(problem, max_leaf_nodes, max_depth, min_samples_split, min_samples_leaf,
+                                                      min_impurity_decrease):
+    "With a budget of leaves, best-first growth makes min(budget, all) leaves, each split the level-wise tree's; without one, the same tree."
+    X, y, w, criterion, n_classes = problem
+    rules = dict(max_depth=max_depth, min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
+                 min_impurity_decrease=min_impurity_decrease)
+    full = grow_levelwise(X, y, criterion, w, n_classes, **rules)
+    part = grow_levelwise(X, y, criterion, w, n_classes, max_leaf_nodes=max_leaf_nodes, **rules)
+    assert part.n_leaves == min(max_leaf_nodes, full.n_leaves)
+    assert same_splits_along_paths(part, full)
+    assert tree_differences(grow_levelwise(X, y, criterion, w, n_classes, max_leaf_nodes=len(y) + 1, **rules), full) == []
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(problems(max_n=60), st.integers(0, 2**32 - 1), st.sampled_from([0.0, 1.0, 2.5, 6.0]))
+def test_options_that_draw_nothing_leave_the_tree_alone(problem, seed, min_weight_leaf):
+    "max_features = D is the deterministic tree, whatever random_state; min_weight_leaf holds in every child."
+    X, y, w, criterion, n_classes = problem
+    base = grow_levelwise(X, y, criterion, w, n_classes, min_weight_leaf=min_weight_leaf)
+    drawn = grow_levelwise(X, y, criterion, w, n_classes, min_weight_leaf=min_weight_leaf, max_features=X.shape[1], random_state=seed)
+    assert tree_differences(drawn, base) == []
+    children = base.children_left[~base.is_leaf].tolist() + base.children_right[~base.is_leaf].tolist()
+    assert (base.weighted_n_node_samples[children] >= min_weight_leaf).all()
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(problems(max_n=40), st.integers(0, 2**32 - 1), st.sampled_from([1.0, 3.0, 5.0]), st.one_of(st.none(), st.integers(2, 8)))
+def test_min_weight_leaf_with_integer_weights_is_repeated_rows(problem, seed, min_weight_leaf, max_leaf_nodes):
+    "An integer weight is the row repeated, for the weight rule too (min_samples_leaf 1: counts do not matter)."
+    X, y, _, criterion, n_classes = problem
+    w = np.random.default_rng(seed).integers(1, 4, len(y))
+    options = dict(min_weight_leaf=min_weight_leaf, max_leaf_nodes=max_leaf_nodes)
+    weighted = grow_levelwise(X, y, criterion, w.astype(float), n_classes, **options)
+    repeated = grow_levelwise(np.repeat(X, w, axis=0), np.repeat(y, w), criterion, None, n_classes, **options)
+    if max_leaf_nodes is None or weighted.n_leaves < max_leaf_nodes:    # a budget may stop between equal decreases
+        assert tree_differences(weighted, repeated, compare_counts=False) == []
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(problems(max_n=50), st.sampled_from(["log_loss", "poisson", "absolute_error"]), st.integers(1, 3),
+       st.one_of(st.none(), st.integers(2, 10)))
+def test_levelwise_grows_the_depth_first_tree_for_the_other_criteria(problem, criterion, min_samples_leaf, max_leaf_nodes):
+    "log_loss, Poisson (centred nowhere, no child of zero mean) and absolute error (searched node by node): the depth-first tree; best first too."
+    X, y, w, task, n_classes = problem
+    if criterion == "log_loss":
+        if n_classes is None: y, n_classes = (y > np.median(y)).astype(int), 2
+    else:
+        y, n_classes = (np.abs(np.round(y)) if criterion == "poisson" else y.astype(float)), None
+        assume(w @ y > 0)
+    search = partial(best_split, column_search=median_column_split) if criterion == "absolute_error" else SPLIT_SEARCHES["vectorized"]
+    expected = grow_tree(X, y, criterion, w, n_classes, find_split=search, min_samples_leaf=min_samples_leaf)
+    grown = grow_levelwise(X, y, criterion, w, n_classes, min_samples_leaf=min_samples_leaf)
+    assert tree_differences(grown, expected) == []
+    if max_leaf_nodes is not None:
+        part = grow_levelwise(X, y, criterion, w, n_classes, min_samples_leaf=min_samples_leaf, max_leaf_nodes=max_leaf_nodes)
+        assert part.n_leaves == min(max_leaf_nodes, grown.n_leaves) and same_splits_along_paths(part, grown)

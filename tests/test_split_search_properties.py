@@ -9,7 +9,9 @@ import numpy as np
 from hypothesis import assume, given, settings, strategies as st, HealthCheck
 
 from climbing_trees.impurity import node_impurity
-from climbing_trees.naive import best_split, grow_tree, tree_differences, naive_column_split
+from dataclasses import replace
+
+from climbing_trees.naive import FEATURE_THRESHOLD, best_split, grow_tree, tree_differences, naive_column_split
 from climbing_trees.criteria import SPLIT_SEARCHES, incremental_column_split, vectorized_column_split
 from strategies import offset_to_spread, problems
 
@@ -114,3 +116,21 @@ def test_shift_and_scale_do_not_change_the_vectorized_tree(problem, max_depth, m
         assert same_splits(base, scaled), scale
         np.testing.assert_allclose(scaled.value / scale, base.value, rtol=1e-9, atol=1e-9 * max(1.0, np.abs(y).max()))
         np.testing.assert_allclose(scaled.impurity / scale / scale, base.impurity, rtol=1e-7, atol=1e-9 * (base.impurity[0] + 1.0))
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(problems(), st.integers(0, 2**32 - 1))
+def test_a_subset_of_features_is_the_search_of_those_columns(problem, seed):
+    "best_split over `features` is best_split of those columns alone; a column of range within FEATURE_THRESHOLD is never chosen."
+    X, y, w, criterion, n_classes = problem
+    assume(node_impurity(y, criterion, n_classes, w) > 0)
+    rng = np.random.default_rng(seed)
+    features = np.flatnonzero(rng.random(X.shape[1]) < 0.6)
+    assume(len(features))
+    found = best_split(X, y, w, criterion, n_classes, features=features, column_search=vectorized_column_split)
+    alone = best_split(X[:, features], y, w, criterion, n_classes, column_search=vectorized_column_split)
+    assert (found is None) == (alone is None)
+    if found is not None: assert found == replace(alone, feature=int(features[alone.feature]))
+    nearly_constant = np.column_stack([X, FEATURE_THRESHOLD * rng.random(len(y))])    # a range below 1e-7: constant
+    assert best_split(nearly_constant, y, w, criterion, n_classes, column_search=vectorized_column_split) == \
+        best_split(X, y, w, criterion, n_classes, column_search=vectorized_column_split)
