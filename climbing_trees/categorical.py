@@ -95,11 +95,11 @@ def _partition_masks(k, start, stop):
     return np.column_stack([np.ones(len(number), dtype=bool), bits])
 
 def _sides_admissible(levels: LevelStatistics, n_left, n_right, levels_left, levels_right, w_left, w_right, min_samples_leaf,
-                      left_has_first):
+                      left_has_first, min_weight_leaf=0.0):
     "Chapter 02's `admissible_cuts` for candidate partitions: samples counted with the weightless levels on the heavier side, levels (all of positive weight) as the positive counts."
     heavier_left = _left_is_heavier(w_left, w_right, left_has_first)
     return admissible_cuts(n_left + levels.n_weightless * heavier_left, n_right + levels.n_weightless * ~heavier_left,
-                           levels_left, levels_right, min_samples_leaf)
+                           levels_left, levels_right, min_samples_leaf, w_left, w_right, min_weight_leaf)
 
 def _node_impurity(levels: LevelStatistics):
     "The node's $i(t)$: from the summed statistics, or from the samples for a criterion without sufficient statistics."
@@ -126,7 +126,7 @@ def _split_values(levels: LevelStatistics, M, left, right):
 
 EXHAUSTIVE_MAX_LEVELS = 24   # 2^23 - 1 = 8.4 million partitions, a few seconds: beyond this the oracle refuses
 
-def exhaustive_split_curve(levels: LevelStatistics, min_samples_leaf=1, block=1 << 12):
+def exhaustive_split_curve(levels: LevelStatistics, min_samples_leaf=1, block=1 << 12, min_weight_leaf=0.0):
     "$i(s)$ of all $2^{k-1}-1$ partitions of the levels in the fixed order (inf where not admissible), and the node's $i(t)$."
     k, crit = len(levels.codes), levels.criterion
     if k > EXHAUSTIVE_MAX_LEVELS:
@@ -138,26 +138,26 @@ def exhaustive_split_curve(levels: LevelStatistics, min_samples_leaf=1, block=1 
         M = _partition_masks(k, start, min(start + block, n_partitions))
         left, right = M.astype(float) @ levels.S, (~M).astype(float) @ levels.S
         ok = _sides_admissible(levels, M @ levels.counts, ~M @ levels.counts, M.sum(axis=1), (~M).sum(axis=1),
-                               crit.weight(left), crit.weight(right), min_samples_leaf, True)   # level 0 is always left
+                               crit.weight(left), crit.weight(right), min_samples_leaf, True, min_weight_leaf)   # level 0: left
         values[start:start + len(M)][ok] = _split_values(levels, M[ok], left[ok], right[ok])
     return values, _node_impurity(levels)
 
-def best_exhaustive_split(levels: LevelStatistics, min_samples_leaf=1):
+def best_exhaustive_split(levels: LevelStatistics, min_samples_leaf=1, min_weight_leaf=0.0):
     "The first best admissible partition of the levels in the fixed order (chapter 02's tie rule), or None."
-    values, node = exhaustive_split_curve(levels, min_samples_leaf)
+    values, node = exhaustive_split_curve(levels, min_samples_leaf, min_weight_leaf=min_weight_leaf)
     admissible = np.flatnonzero(np.isfinite(values))
     if len(admissible) == 0: return None
     best = admissible[first_best(values[admissible], node)]
     return make_categorical_split(levels, _partition_masks(len(levels.codes), best, best + 1)[0], values[best])
 
-def exhaustive_categorical_split(x, y, sample_weight, criterion, n_classes=None, min_samples_leaf=1):
+def exhaustive_categorical_split(x, y, sample_weight, criterion, n_classes=None, min_samples_leaf=1, min_weight_leaf=0.0):
     "Best `CategoricalSplit` of column `x` by trying all $2^{k-1}-1$ partitions of its levels (the oracle), or None."
     levels = level_statistics(x, y, sample_weight, criterion, n_classes)
     if len(levels.codes) < 2: return None
-    return best_exhaustive_split(levels, min_samples_leaf)
+    return best_exhaustive_split(levels, min_samples_leaf, min_weight_leaf)
 
 # %% ../nbs/04_categorical.ipynb #9d5ddb0a
-def one_vs_rest_split(x, y, sample_weight, criterion, n_classes=None, min_samples_leaf=1):
+def one_vs_rest_split(x, y, sample_weight, criterion, n_classes=None, min_samples_leaf=1, min_weight_leaf=0.0):
     "Best split of column `x` that puts a single level on one side, from one pass over the level statistics, or None."
     levels = level_statistics(x, y, sample_weight, criterion, n_classes)
     k, S, crit = len(levels.codes), levels.S, levels.criterion
@@ -166,7 +166,7 @@ def one_vs_rest_split(x, y, sample_weight, criterion, n_classes=None, min_sample
     after = np.vstack([np.cumsum(S[::-1], axis=0)[::-1][1:], np.zeros_like(S[:1])])
     rest, n_rest = before + after, levels.counts.sum() - levels.counts
     ok = _sides_admissible(levels, levels.counts, n_rest, np.ones(k), np.full(k, k - 1), crit.weight(S), crit.weight(rest),
-                           min_samples_leaf, np.arange(k) == 0)
+                           min_samples_leaf, np.arange(k) == 0, min_weight_leaf)
     single = np.eye(k, dtype=bool)
     values = np.full(k, np.inf)
     values[ok] = _split_values(levels, single[ok], S[ok], rest[ok])
@@ -190,7 +190,7 @@ def response_order(levels: LevelStatistics):
         response = S[:, present[-1]] / crit.weight(S)
     return np.lexsort((levels.codes, response))
 
-def prefix_split_curve(levels: LevelStatistics, order, min_samples_leaf=1):
+def prefix_split_curve(levels: LevelStatistics, order, min_samples_leaf=1, min_weight_leaf=0.0):
     "Sizes m of the admissible splits that send the first m levels of `order` left, and their $i(s)$, by prefix and suffix sums."
     S, counts, crit = levels.S[order], levels.counts[order], levels.criterion
     left, right = np.cumsum(S, axis=0)[:-1], np.cumsum(S[::-1], axis=0)[::-1][1:]
@@ -198,36 +198,36 @@ def prefix_split_curve(levels: LevelStatistics, order, min_samples_leaf=1):
     sizes = np.arange(1, len(order))
     first_goes_left = sizes > np.flatnonzero(order == 0)[0]           # the prefix holds level 0, the smallest code
     ok = _sides_admissible(levels, n_left, n_right, sizes, len(order) - sizes, crit.weight(left), crit.weight(right),
-                           min_samples_leaf, first_goes_left)
+                           min_samples_leaf, first_goes_left, min_weight_leaf)
     rank = np.empty(len(order), dtype=np.intp); rank[order] = np.arange(len(order))
     M = rank[None, :] < sizes[ok][:, None]                            # row: the levels of that prefix
     values = _split_values(levels, M, left[ok], right[ok])
     finite = np.isfinite(values)
     return sizes[ok][finite], values[finite]
 
-def best_prefix_split(levels: LevelStatistics, order, min_samples_leaf=1):
+def best_prefix_split(levels: LevelStatistics, order, min_samples_leaf=1, min_weight_leaf=0.0):
     "The first best admissible prefix split of the levels in `order` (chapter 02's tie rule), or None."
-    sizes, values = prefix_split_curve(levels, order, min_samples_leaf)
+    sizes, values = prefix_split_curve(levels, order, min_samples_leaf, min_weight_leaf)
     if len(values) == 0: return None
     best = first_best(values, _node_impurity(levels))
     return make_categorical_split(levels, np.isin(np.arange(len(order)), order[:sizes[best]]), values[best])
 
-def best_ordered_split(levels: LevelStatistics, min_samples_leaf=1):
+def best_ordered_split(levels: LevelStatistics, min_samples_leaf=1, min_weight_leaf=0.0):
     "The best prefix split in the order of mean response; for the Poisson deviance also with the levels whose targets sum to zero moved last."
     order = response_order(levels)
-    found = [best_prefix_split(levels, order, min_samples_leaf)]
+    found = [best_prefix_split(levels, order, min_samples_leaf, min_weight_leaf)]
     if isinstance(levels.criterion, Poisson):
         zero = levels.S[order, 1] <= 0                       # sum of w y is 0: such levels lead the order
-        if zero.any(): found.append(best_prefix_split(levels, np.r_[order[~zero], order[zero]], min_samples_leaf))
+        if zero.any(): found.append(best_prefix_split(levels, np.r_[order[~zero], order[zero]], min_samples_leaf, min_weight_leaf))
     found = [split for split in found if split is not None]
     if not found: return None
     return found[first_best([split.impurity for split in found], _node_impurity(levels))]
 
-def ordered_categorical_split(x, y, sample_weight, criterion, n_classes=None, min_samples_leaf=1):
+def ordered_categorical_split(x, y, sample_weight, criterion, n_classes=None, min_samples_leaf=1, min_weight_leaf=0.0):
     "Best split of column `x` for regression or two classes: levels sorted by mean response, then the $k-1$ prefix splits."
     levels = level_statistics(x, y, sample_weight, criterion, n_classes)
     if len(levels.codes) < 2: return None
-    return best_ordered_split(levels, min_samples_leaf)
+    return best_ordered_split(levels, min_samples_leaf, min_weight_leaf)
 
 # %% ../nbs/04_categorical.ipynb #55904446
 MULTICLASS_EXHAUSTIVE_LEVELS = 10   # up to 511 partitions: as cheap as the O(N) pass that sums the levels (measured in chapter 04)
@@ -242,27 +242,27 @@ def principal_component_order(levels: LevelStatistics):
     scores = centred @ v if eigenvalues[-1] > 1e-15 else np.zeros(len(W))   # all levels alike: order by code
     return np.lexsort((levels.codes, scores))
 
-def principal_component_split(x, y, sample_weight, criterion, n_classes=None, min_samples_leaf=1):
+def principal_component_split(x, y, sample_weight, criterion, n_classes=None, min_samples_leaf=1, min_weight_leaf=0.0):
     "The Coppersmith-Hong-Hosking heuristic: levels sorted along the first principal component of their class proportions, then the $k-1$ prefixes."
     levels = level_statistics(x, y, sample_weight, criterion, n_classes)
     if len(levels.codes) < 2: return None
-    return best_prefix_split(levels, principal_component_order(levels), min_samples_leaf)
+    return best_prefix_split(levels, principal_component_order(levels), min_samples_leaf, min_weight_leaf)
 
 # %% ../nbs/04_categorical.ipynb #aeca7891
-def categorical_column_split(x, y, sample_weight, criterion, n_classes=None, min_samples_leaf=1):
+def categorical_column_split(x, y, sample_weight, criterion, n_classes=None, min_samples_leaf=1, min_weight_leaf=0.0):
     "Best `CategoricalSplit` of one categorical column (codes as floats), or None; same signature as chapter 02's column searches."
     levels = level_statistics(x, y, sample_weight, criterion, n_classes)
     if len(levels.codes) < 2: return None
     few = len(levels.codes) <= MULTICLASS_EXHAUSTIVE_LEVELS
-    crit = levels.criterion
+    crit, rules = levels.criterion, (min_samples_leaf, min_weight_leaf)
     if not crit.sufficient_statistics:                 # absolute error: exact over few levels, ordered by median beyond
-        return best_exhaustive_split(levels, min_samples_leaf) if few else best_prefix_split(levels, response_order(levels), min_samples_leaf)
+        return best_exhaustive_split(levels, *rules) if few else best_prefix_split(levels, response_order(levels), *rules)
     if isinstance(crit, Poisson) and (levels.S[:, 1] <= 0).any() and few:   # levels of zeros: the ordering is not enough
-        return best_exhaustive_split(levels, min_samples_leaf)
+        return best_exhaustive_split(levels, *rules)
     two_or_fewer = not isinstance(crit, ClassificationCriterion) or (levels.S.sum(axis=0) > 0).sum() <= 2
-    if two_or_fewer: return best_ordered_split(levels, min_samples_leaf)
-    if few: return best_exhaustive_split(levels, min_samples_leaf)
-    return best_prefix_split(levels, principal_component_order(levels), min_samples_leaf)
+    if two_or_fewer: return best_ordered_split(levels, *rules)
+    if few: return best_exhaustive_split(levels, *rules)
+    return best_prefix_split(levels, principal_component_order(levels), *rules)
 
 # %% ../nbs/04_categorical.ipynb #b4aa9746
 def column_searches(n_features, categorical, numeric_search):
@@ -316,12 +316,21 @@ class CategoryEncoder:
         if chosen is None: return []
         if isinstance(chosen, str):
             if chosen == "auto": return [j for j, column in enumerate(columns) if _looks_categorical(column)]
-            raise ValueError(f"categorical_features must be 'auto', None or a list of column names or indices, got {chosen!r}"
-                             f" (for one column write [{chosen!r}])")
+            raise ValueError(f"categorical_features must be 'auto', None, a list of column names or indices, or a boolean mask, "
+                             f"got {chosen!r} (for one column write [{chosen!r}])")
+        try: chosen = list(chosen)
+        except TypeError: raise TypeError(f"categorical_features must be 'auto', None, a list of column names or indices, "
+                                          f"or a boolean mask, got {chosen!r}") from None
+        if chosen and all(isinstance(c, (bool, np.bool_)) for c in chosen):        # a boolean mask, one entry per column
+            if len(chosen) != len(columns):
+                raise ValueError(f"categorical_features as a boolean mask needs one entry per column of X ({len(columns)}), "
+                                 f"got {len(chosen)}")
+            return [j for j, is_categorical in enumerate(chosen) if is_categorical]
         indices = set()
         for c in chosen:
             if isinstance(c, (bool, np.bool_)):
-                raise TypeError(f"categorical_features lists column names or integer indices, not booleans ({c!r})")
+                raise TypeError(f"categorical_features mixes booleans with names or indices ({c!r}): give a boolean mask "
+                                "with one entry per column, or a list of names or indices")
             if isinstance(c, (int, np.integer)):
                 if not 0 <= c < len(columns):
                     raise ValueError(f"categorical feature index {c} is out of range: X has {len(columns)} columns")

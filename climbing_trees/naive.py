@@ -4,6 +4,7 @@
 
 # %% ../nbs/02_naive_split.ipynb #ce280a2a
 from __future__ import annotations
+import inspect
 from dataclasses import dataclass, fields, replace
 from typing import Callable, Sequence
 import numpy as np
@@ -14,9 +15,9 @@ from .impurity import (CLASS_IMPURITY, CLASSIFICATION_CRITERIA, REGRESSION_CRITE
 __all__ = ['LEAF', 'UNDEFINED', 'TIE_TOLERANCE', 'FEATURE_THRESHOLD', 'ColumnSearch', 'SPLITTERS', 'Split', 'nodes_by_depth',
            'Tree', 'preorder_numbers', 'TreeBuilder', 'kept_nodes', 'collapse', 'midpoints', 'candidate_thresholds',
            'admissible_cuts', 'naive_split_curve', 'ties_with_best', 'first_best', 'node_summary', 'naive_column_split',
-           'constant_features', 'best_split', 'StoppingRules', 'check_tree_data', 'check_target_spread', 'check_growth',
-           'check_search_options', 'draw_features', 'grow_tree', 'tree_differences', 'split_rule', 'leaf_text',
-           'tree_text', 'subtree_end']
+           'constant_features', 'takes_min_weight_leaf', 'best_split', 'StoppingRules', 'check_tree_data',
+           'check_target_spread', 'check_growth', 'check_search_options', 'draw_features', 'grow_tree',
+           'tree_differences', 'split_rule', 'leaf_text', 'tree_text', 'subtree_end']
 
 # %% ../nbs/02_naive_split.ipynb #5733845f
 @dataclass(frozen=True)
@@ -194,18 +195,21 @@ def admissible_cuts(n_left, n_right, positive_left, positive_right, min_samples_
     return admissible
 
 # %% ../nbs/02_naive_split.ipynb #96d76c1b
-def naive_split_curve(x, y, sample_weight, criterion, n_classes=None, min_samples_leaf=1):
+def naive_split_curve(x, y, sample_weight, criterion, n_classes=None, min_samples_leaf=1, min_weight_leaf=0.0):
     "Every admissible threshold of feature column `x` and the children's weighted impurity $i(s)$ there, recomputed from scratch."
     x = np.asarray(x, dtype=float)
     positive = sample_weight > 0
     thresholds, values = [], []
     for tau in candidate_thresholds(x):
         left = x <= tau
-        n_left, positive_left = int(left.sum()), int(positive[left].sum())
-        if not admissible_cuts(n_left, len(x) - n_left, positive_left, int(positive.sum()) - positive_left, min_samples_leaf):
+        n_left, positive_left, weight_left = int(left.sum()), int(positive[left].sum()), sample_weight[left].sum()
+        if not admissible_cuts(n_left, len(x) - n_left, positive_left, int(positive.sum()) - positive_left, min_samples_leaf,
+                               weight_left, sample_weight[~left].sum(), min_weight_leaf):
             continue
+        value = split_impurity(y, left, criterion, n_classes, sample_weight)
+        if not np.isfinite(value): continue          # a Poisson child whose targets sum to zero: no log-likelihood
         thresholds.append(tau)
-        values.append(split_impurity(y, left, criterion, n_classes, sample_weight))
+        values.append(value)
     return np.array(thresholds), np.array(values)
 
 # %% ../nbs/02_naive_split.ipynb #1de63267
@@ -229,9 +233,9 @@ def node_summary(y, w, criterion, n_classes=None):
     return p, float(CLASS_IMPURITY[criterion](p))
 
 # %% ../nbs/02_naive_split.ipynb #21d2f5d5
-def naive_column_split(x, y, sample_weight, criterion, n_classes=None, min_samples_leaf=1):
+def naive_column_split(x, y, sample_weight, criterion, n_classes=None, min_samples_leaf=1, min_weight_leaf=0.0):
     "Best `Split` of one feature column by brute force ($O(N^2)$), or None if no admissible cut exists."
-    thresholds, values = naive_split_curve(x, y, sample_weight, criterion, n_classes, min_samples_leaf)
+    thresholds, values = naive_split_curve(x, y, sample_weight, criterion, n_classes, min_samples_leaf, min_weight_leaf)
     if len(values) == 0: return None
     best = first_best(values, node_summary(y, sample_weight, criterion, n_classes)[1])
     return Split(None, float(thresholds[best]), float(values[best]))
@@ -246,17 +250,29 @@ def constant_features(lowest, highest):
 # %% ../nbs/02_naive_split.ipynb #6fa4cfb6
 ColumnSearch = Callable[..., "Split | None"]
 
+def takes_min_weight_leaf(search):
+    "Whether a column search accepts the keyword `min_weight_leaf` (older searches of the form (x, y, w, criterion, n_classes, min_samples_leaf) do not)."
+    try: parameters = inspect.signature(search).parameters
+    except (TypeError, ValueError): return False
+    return "min_weight_leaf" in parameters or any(p.kind is p.VAR_KEYWORD for p in parameters.values())
+
 def best_split(X, y, sample_weight, criterion, n_classes=None, min_samples_leaf=1,
-               column_search: ColumnSearch | Sequence[ColumnSearch] = naive_column_split, features=None):
+               column_search: ColumnSearch | Sequence[ColumnSearch] = naive_column_split, features=None, min_weight_leaf=0.0):
     "Best `Split` over the columns `features` of `X` (None: all; the first feature wins ties; constant columns are skipped), or None if none can be split."
     n_features = X.shape[1]
     searches = [column_search] * n_features if callable(column_search) else list(column_search)
     if len(searches) != n_features:
         raise ValueError(f"got {len(searches)} column searches for {n_features} features")
+    weight_rule = {}
+    if min_weight_leaf > 0:                     # asked only of searches that must enforce it
+        unable = sorted({getattr(s, "__name__", repr(s)) for s in searches if not takes_min_weight_leaf(s)})
+        if unable: raise ValueError(f"the column searches {unable} do not implement min_weight_leaf={min_weight_leaf:g} "
+                                    "(an estimator's min_weight_fraction_leaf times the total weight); grow with algorithm='levelwise' (chapter 05's grow_levelwise), which does")
+        weight_rule = {"min_weight_leaf": min_weight_leaf}
     found = []
     for j in range(n_features) if features is None else sorted(features):
         if constant_features(X[:, j].min(), X[:, j].max()): continue
-        split = searches[j](X[:, j], y, sample_weight, criterion, n_classes, min_samples_leaf)
+        split = searches[j](X[:, j], y, sample_weight, criterion, n_classes, min_samples_leaf, **weight_rule)
         if split is not None: found.append(replace(split, feature=j))
     if not found: return None
     return found[first_best([s.impurity for s in found], node_summary(y, sample_weight, criterion, n_classes)[1])]
@@ -373,11 +389,12 @@ def grow_tree(X, y, criterion="gini", sample_weight=None, n_classes=None, *, fin
     X, y, w, rules = check_growth(X, y, criterion, sample_weight, n_classes, max_depth, min_samples_split, min_samples_leaf,
                                   min_impurity_decrease, min_weight_leaf, max_leaf_nodes)
     max_features, splitter, rng = check_search_options(max_features, splitter, random_state, X.shape[1])
-    for name, value, default in (("min_weight_leaf", min_weight_leaf, 0.0), ("max_leaf_nodes", max_leaf_nodes, None),
-                                 ("splitter", splitter, "best")):
+    for name, value, default in (("max_leaf_nodes", max_leaf_nodes, None), ("splitter", splitter, "best")):
         if value != default:
-            raise ValueError(f"the depth-first grower does not implement {name}={value!r}; grow with algorithm='levelwise' "
+            shown = repr(value) if isinstance(value, str) else f"{value:g}"      # 4, not np.int64(4)
+            raise ValueError(f"the depth-first grower does not implement {name}={shown}; grow with algorithm='levelwise' "
                              "(chapter 05's grow_levelwise), which does")
+    weight_rule = {"min_weight_leaf": rules.min_weight_leaf} if rules.min_weight_leaf > 0 else {}
     builder, total_weight = TreeBuilder(), w.sum()
     stack = [(np.arange(len(y)), 0, -1, True)]                 # rows, depth, parent, is the left child
     while stack:
@@ -390,7 +407,7 @@ def grow_tree(X, y, criterion="gini", sample_weight=None, n_classes=None, *, fin
         if max_features is not None:
             constant = constant_features(X[rows].min(axis=0), X[rows].max(axis=0))
             drawn = {"features": np.flatnonzero(draw_features(constant, max_features, rng)[0])}
-        split = find_split(X[rows], yt, wt, criterion, n_classes, min_samples_leaf, **drawn)
+        split = find_split(X[rows], yt, wt, criterion, n_classes, min_samples_leaf, **drawn, **weight_rule)
         if split is None or not rules.worth_splitting(wt.sum() / total_weight, impurity, split.impurity): continue
         builder.split_node(t, split)
         left = split.goes_left(X[rows])

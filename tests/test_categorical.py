@@ -1,9 +1,10 @@
-"""Categorical splits (chapter 04) against the exhaustive oracle, the traps of the article's companion code, and the encoder.
+"""Categorical splits (chapter 04) against the exhaustive oracle, the traps a first implementation falls into, and the encoder.
 
 The exhaustive search over all 2^(k-1)-1 partitions is the oracle. The search the grower uses,
 `categorical_column_split`, must reach its optimum on random nodes with 2 to 10 levels and weights
 with zeros: always for regression and two classes (min_samples_leaf=1, the Fisher/Breiman theorem),
-and for three or more classes within the exhaustive limit (any min_samples_leaf)."""
+and for three or more classes within the exhaustive limit (any min_samples_leaf or min_weight_leaf). The level-wise
+grower (chapter 05) grows the depth-first grower's tree on categorical columns."""
 from dataclasses import replace
 from functools import partial
 
@@ -15,6 +16,8 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from climbing_trees.impurity import node_impurity, node_value, play_tennis, split_impurity
 from climbing_trees.naive import LEAF, Split, best_split, grow_tree, tree_differences
 from climbing_trees.criteria import vectorized_column_split
+from climbing_trees.inference import apply
+from climbing_trees.levelwise import grow_levelwise
 from climbing_trees.categorical import (
     MULTICLASS_EXHAUSTIVE_LEVELS, CategoricalSplit, CategoryEncoder, best_prefix_split, categorical_column_split,
     column_searches, exhaustive_categorical_split, level_statistics, one_vs_rest_split, ordered_categorical_split,
@@ -95,6 +98,65 @@ def test_exhaustive_oracle_against_itertools():
         found = exhaustive_categorical_split(x, y, w, "gini", 3)
         assert (found is None) == (len(levels) < 2)
         if found is not None: assert found.impurity == pytest.approx(best, abs=1e-12)
+
+
+def brute_force_with_min_weight(x, y, w, criterion, n_classes, min_weight_leaf):
+    "The best i(s) over every assignment of the levels to two sides that leaves each side min_weight_leaf of weight, or None."
+    levels, best = np.unique(x), None
+    for bits in range(1, 2 ** len(levels) - 1):
+        left = np.isin(x, levels[[(bits >> j) & 1 == 1 for j in range(len(levels))]])
+        if min(w[left].sum(), w[~left].sum()) < min_weight_leaf or not (w[left] > 0).any() or not (w[~left] > 0).any():
+            continue
+        value = split_impurity(y, left, criterion, n_classes, w)
+        best = value if best is None else min(best, value)
+    return best
+
+
+def test_min_weight_leaf_against_brute_force():
+    """Every search of chapter 04 with min_weight_leaf: the exhaustive one (and the column search within its limit for three
+    classes) reaches the brute-force optimum over the partitions that leave that much weight on each side; the ordered
+    search never beats it, and every split found holds the weight."""
+    rng = np.random.default_rng(17)
+    checked = 0
+    for _ in range(150):
+        k, n = int(rng.integers(2, 7)), int(rng.integers(4, 30))
+        x = rng.integers(0, k, n).astype(float)
+        w = rng.uniform(0.2, 3.0, n) * (rng.random(n) > 0.15)
+        if w.sum() == 0: w[0] = 1.0
+        min_weight = rng.uniform(0.05, 0.5) * w.sum()
+        for criterion, n_classes, y in (("gini", 3, rng.integers(0, 3, n)), ("entropy", 2, rng.integers(0, 2, n)),
+                                        ("squared_error", None, np.round(rng.normal(size=n), 1))):
+            best = brute_force_with_min_weight(x, y, w, criterion, n_classes, min_weight)
+            oracle = exhaustive_categorical_split(x, y, w, criterion, n_classes, 1, min_weight)
+            assert (oracle is None) == (best is None), (x, y, w, min_weight)
+            if best is None: continue
+            checked += 1
+            scale = scale_of(y, w, criterion, n_classes)
+            assert oracle.impurity == pytest.approx(best, abs=1e-9 * scale)
+            searches = [categorical_column_split, one_vs_rest_split] + ([ordered_categorical_split] if n_classes != 3 else [])
+            for search in searches:
+                found = search(x, y, w, criterion, n_classes, 1, min_weight)
+                if found is None: continue
+                left = routed(found).goes_left(x[:, None])
+                assert min(w[left].sum(), w[~left].sum()) >= min_weight
+                assert found.impurity >= best - 1e-9 * scale
+            if n_classes == 3 and len(np.unique(y[w > 0])) == 3:      # three classes within the limit: exhaustive, exact
+                assert categorical_column_split(x, y, w, criterion, n_classes, 1, min_weight).impurity == pytest.approx(
+                    best, abs=1e-9 * scale)
+    assert checked > 150
+
+
+def test_min_weight_leaf_grows_trees_whose_leaves_hold_the_weight():
+    "Chapter 02's grower with categorical column searches and min_weight_leaf: every leaf holds the weight."
+    rng = np.random.default_rng(5)
+    X = np.column_stack([rng.integers(0, 8, 300), rng.random(300)]).astype(float)
+    y = (np.isin(X[:, 0], [1, 3, 6]) ^ (X[:, 1] > 0.6)).astype(int)
+    w = rng.uniform(0.5, 2.0, 300)
+    find = partial(best_split, column_search=column_searches(2, [0], vectorized_column_split))
+    for fraction in (0.02, 0.1, 0.25):
+        tree = grow_tree(X, y, "gini", w, 2, find_split=find, min_weight_leaf=fraction * w.sum())
+        assert tree.weighted_n_node_samples[tree.is_leaf].min() >= fraction * w.sum()
+        assert tree.categorical[~tree.is_leaf].any()
 
 
 # -- the searches reach the optimum ------------------------------------------------------------------------------
@@ -180,7 +242,7 @@ def test_ties_are_deterministic():
     assert tied.left_levels == frozenset({0}) and tied.impurity == 0.0
 
 
-# -- the traps of DESIGN.md ----------------------------------------------------------------------------------------
+# -- the traps of a first implementation -------------------------------------------------------------------------
 
 def test_trap_a_squared_error_keeps_each_levels_within_variance():
     """A level must move with its sum of squares. Here each level of the categorical column has a large spread
@@ -358,6 +420,32 @@ def test_mixed_numeric_and_categorical_tree():
     assert (tree.value[leaves].argmax(axis=1) == y).all()
 
 
+@pytest.mark.parametrize("criterion, n_classes", [("gini", 2), ("entropy", 3), ("squared_error", None), ("poisson", None)])
+def test_levelwise_grows_the_depth_first_tree_with_categorical_columns(criterion, n_classes):
+    """Chapter 05's grower with `categorical=` grows chapter 02's tree with chapter 04's column searches, node for node,
+    and both send new rows, levels unseen in training (-1) included, to the same leaves."""
+    rng = np.random.default_rng(9)
+    n = 400
+    shop, colour = rng.integers(0, 14, n), rng.integers(0, 3, n)          # 14 levels: beyond the exhaustive limit
+    x0, x1 = np.round(rng.random(n), 2), rng.random(n)                    # x0 with ties
+    signal = np.isin(shop, [2, 5, 7, 11]) + (x0 > 0.5) + 0.5 * (colour == 1)
+    if n_classes is None: y = rng.poisson(1.0 + signal).astype(float) if criterion == "poisson" else signal + rng.normal(0, 0.5, n)
+    else: y = np.minimum((signal + rng.normal(0, 0.6, n)).round().astype(int), n_classes - 1).clip(0)
+    X = np.column_stack([x0, shop, x1, colour]).astype(float)
+    w = rng.integers(0, 3, n).astype(float)
+    categorical = [1, 3]
+    find = partial(best_split, column_search=column_searches(4, categorical, vectorized_column_split))
+    for rules in (dict(), dict(max_depth=3, min_samples_leaf=5)):
+        depth_first = grow_tree(X, y, criterion, w, n_classes, find_split=find, **rules)
+        levelwise = grow_levelwise(X, y, criterion, w, n_classes, categorical=categorical, **rules)
+        assert tree_differences(levelwise, depth_first) == []
+        assert levelwise.categorical.any() and (~levelwise.categorical & ~levelwise.is_leaf).any()
+        X_new = np.column_stack([rng.random(200), rng.integers(-1, 16, 200), rng.random(200), rng.integers(-1, 4, 200)]).astype(float)
+        X_new[X_new[:, 1] >= 14, 1] = -1; X_new[X_new[:, 3] >= 3, 3] = -1                  # unseen levels are coded -1
+        assert (apply(levelwise, X_new) == apply(depth_first, X_new)).all()
+        assert (apply(levelwise, X_new) == [leaf_of(depth_first, row) for row in X_new]).all()
+
+
 def test_column_searches_and_split_rules():
     assert column_searches(3, [2], vectorized_column_split) == [vectorized_column_split] * 2 + [categorical_column_split]
     with pytest.raises(ValueError, match="out of range"): column_searches(3, [3], vectorized_column_split)
@@ -425,9 +513,22 @@ def test_encoder_bad_columns_are_clear_errors():
         CategoryEncoder(["size", "city", "flag"]).fit(table)
     with pytest.raises(ValueError, match="no column names"): CategoryEncoder(["a"]).fit(np.ones((2, 2)))
     with pytest.raises(ValueError, match=r"\['colour'\]"): CategoryEncoder("colour").fit(table)
-    with pytest.raises(TypeError, match="booleans"): CategoryEncoder([True]).fit(table)
+    with pytest.raises(ValueError, match=r"boolean mask needs one entry per column of X \(6\), got 1"):
+        CategoryEncoder([True]).fit(table)
+    with pytest.raises(TypeError, match="mixes booleans"): CategoryEncoder([True, "colour"]).fit(table)
+    with pytest.raises(TypeError, match="or a boolean mask, got 3"): CategoryEncoder(3).fit(table)
     with pytest.raises(ValueError, match="not fitted"): CategoryEncoder().transform(table)
     enc = CategoryEncoder().fit(table)
     with pytest.raises(ValueError, match="fitted on 6"): enc.transform(table.iloc[:, :2])
     with pytest.raises(ValueError, match="differ"): enc.transform(table.rename(columns={"count": "n"}))
     with pytest.raises(ValueError, match="2-D"): CategoryEncoder().fit(np.ones(3))
+
+
+def test_encoder_accepts_a_boolean_mask():
+    "A boolean mask with one entry per column chooses the same columns as their indices, in a list or a numpy array."
+    table = mixed_table().assign(city=1.0)                      # the string column made numeric: the mask leaves it out
+    mask = [True, True, False, True, False, False]
+    assert CategoryEncoder(mask).fit(table).categorical_ == [0, 1, 3]
+    assert CategoryEncoder(np.array(mask)).fit(table).categorical_ == [0, 1, 3]
+    np.testing.assert_array_equal(CategoryEncoder(mask).fit_transform(table), CategoryEncoder([0, 1, 3]).fit_transform(table))
+    assert CategoryEncoder([False] * 2).fit(np.ones((3, 2))).categorical_ == []
