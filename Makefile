@@ -1,5 +1,6 @@
 # The two commands the README promises: `make book` and `make test`.
-# Both start from nothing but Python 3.11: the first run creates .venv and installs everything.
+# Both need Python 3.11+ (with venv), make and npm; `make test` also installs Chromium with apt-get
+# unless one is on the path. The first run creates .venv and installs the package and its tools.
 SHELL := /bin/bash
 PYTHON ?= python3
 VENV := .venv
@@ -36,22 +37,27 @@ check-export: export
 	  echo "==> climbing_trees/ is in sync with the notebooks"; \
 	fi
 
+# Every notebook's tests, with nbdev (two at a time; no book). `make test` does not need this: the book
+# build below runs every notebook once, and a failing cell fails it (tools/check_build.py).
 test-notebooks: setup
 	$(BIN)/nbdev_test --n_workers 2 --timing
 
 test-suites: setup
 	$(BIN)/python -m pytest tests -q
 
-# The browser test (tests/test_browser.py) reads the book that book-html builds just before it.
-test: check-export test-notebooks book-html chromium test-suites
+# The book build is the notebooks' test: every chapter runs once, from scratch, and a cell that raises
+# (a failing assertion included) fails book-html. The suites then check the configuration, the README
+# and the package's properties, and the browser test reads the book that book-html just built.
+test: check-export book-html chromium test-suites
 
 tags: setup
 	$(BIN)/python tools/nbtags.py nbs
 
+# README.md from nbs/index.ipynb, with what its snippets print (they run in a fresh process)
 readme: setup
 	$(BIN)/python tools/readme.py nbs/index.ipynb README.md
 
-book: export tags book-html
+book: export tags book-html readme
 	@echo
 	@echo "The book is built: open $(CURDIR)/$(BOOK)/index.html"
 

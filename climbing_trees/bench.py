@@ -10,8 +10,8 @@ import numpy as np
 import pandas as pd
 
 # %% auto #0
-__all__ = ['Timing', 'time_call', 'loglog_exponent', 'scaling', 'exponents', 'peak_memory_mb', 'gaussian_problem',
-           'chain_problem']
+__all__ = ['MEMORY_MEASURABLE', 'Timing', 'time_call', 'loglog_exponent', 'scaling', 'exponents', 'peak_memory_mb',
+           'gaussian_problem', 'chain_problem']
 
 # %% ../nbs/00_measuring.ipynb #8b56b253
 @dataclass
@@ -52,8 +52,13 @@ def exponents(table, by="algorithm", x="N", y="seconds"):
     return {name: loglog_exponent(g[x], g[y]) for name, g in table.groupby(by, sort=False)}
 
 # %% ../nbs/00_measuring.ipynb #d204a171
+MEMORY_MEASURABLE = sys.platform.startswith("linux")     # peak_memory_mb reads Linux's /proc/self/status
+
 def peak_memory_mb(setup, statement):
-    "Peak resident memory (MB) that `statement` adds, in a fresh Python process, after `setup` has run."
+    "Peak resident memory (MB) that `statement` adds, in a fresh Python process, after `setup` has run (Linux only)."
+    if not MEMORY_MEASURABLE:
+        raise RuntimeError(f"peak_memory_mb reads the peak resident memory from /proc/self/status, which only Linux has "
+                           f"(this is {sys.platform}); check MEMORY_MEASURABLE before measuring memory")
     code = textwrap.dedent(f"""
         import ctypes, json
         ctypes.CDLL(None).prctl(41, 1, 0, 0, 0)   # PR_SET_THP_DISABLE: huge pages make the kernel's RSS counts lag

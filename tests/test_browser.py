@@ -2,7 +2,8 @@
 
 Every page of the table of contents is opened the way a reader opens it (file://, no network),
 after MathJax has typeset it: it must load without JavaScript errors or failed requests, show no
-error output, traceback or nbdev `#|` line, render every equation, and display every figure.
+error output, traceback or nbdev `#|` line, render every equation, and display every figure (every
+chapter has at least one).
 The sidebar numbers the chapters, prev/next follow the table of contents, search finds a
 function, and no link inside the book is dead. A screenshot of each page's first screen (and of
 each chapter's first equation and figure) goes to tests/screenshots/ for a person to look at.
@@ -160,6 +161,12 @@ def test_chapters_have_content(visit):
         assert info["math"] > 0, f"{page}: no equation rendered"
         if exports_code(page): assert info["exported"] > 0, f"{page}: no exported cell labelled"
     assert sum(map(exports_code, CHAPTERS)) >= len(CHAPTERS) - 1
+
+
+def test_every_chapter_has_a_figure(visit):
+    "Every numbered notebook (the chapters and the measuring preliminary) shows at least one figure."
+    for page in (p for p in PAGES if re.match(r"\d\d_", p)):
+        assert visit(page)["images"], f"{page}: no figure (every chapter draws at least one)"
 
 
 # ---------------------------------------------------------------- navigation
