@@ -4,23 +4,26 @@
 
 # %% ../nbs/06_inference.ipynb #79dd57af
 from __future__ import annotations
-import os
+import os, weakref
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 import numpy as np
+from scipy.sparse import csr_matrix
 from sklearn.utils.validation import check_is_fitted
 from .naive import LEAF, Tree, collapse, kept_nodes, split_rule, tree_text
 
 # %% auto #0
-__all__ = ['PARALLEL_ROWS', 'apply_one', 'apply', 'cut_at_depth', 'feature_importances', 'export_text', 'tree_layout',
-           'plot_tree']
+__all__ = ['HEAP_DEPTH', 'COMPACTION_COST', 'FEW_ROWS', 'BLOCK_BYTES', 'PARALLEL_ROWS', 'apply_one', 'compaction_steps',
+           'heap_top', 'Routes', 'build_routes', 'routes', 'apply', 'decision_path', 'cut_at_depth',
+           'feature_importances', 'export_text', 'tree_layout', 'plot_tree']
 
 # %% ../nbs/06_inference.ipynb #10b357c3
 def _goes_left_one(tree, t, value):
     "Whether a sample whose feature `tree.feature[t]` equals `value` goes left at internal node `t`."
     if not tree.categorical[t]: return value <= tree.threshold[t]
-    code = int(value)
-    if 0 <= code < tree.left_levels.shape[1] and (tree.left_levels[t, code] or tree.right_levels[t, code]):
-        return bool(tree.left_levels[t, code])
+    if 0 <= value < tree.left_levels.shape[1]:    # False for NaN and for codes outside the table
+        code = int(value)
+        if tree.left_levels[t, code] or tree.right_levels[t, code]: return bool(tree.left_levels[t, code])
     return bool(tree.default_left[t])             # a level the node never saw: the heavier side
 
 def apply_one(tree, x):
@@ -30,15 +33,83 @@ def apply_one(tree, x):
         t = tree.children_left[t] if _goes_left_one(tree, t, x[tree.feature[t]]) else tree.children_right[t]
     return int(t)
 
-# %% ../nbs/06_inference.ipynb #7247ebd4
-def _routing_tables(tree):
-    "Per state 2t and 2t + 1 of node t: next state (right, left), feature, threshold; leaves loop to themselves with threshold +inf."
-    leaf, nodes = tree.is_leaf, np.arange(tree.node_count)
-    step_to = 2 * np.column_stack([np.where(leaf, nodes, tree.children_right), np.where(leaf, nodes, tree.children_left)]).ravel()
-    feature = np.repeat(np.where(leaf, 0, tree.feature), 2).astype(np.intp)
-    threshold = np.repeat(np.where(leaf, np.inf, tree.threshold), 2)
-    return step_to.astype(np.intp), feature, threshold, np.repeat(leaf, 2)
+# %% ../nbs/06_inference.ipynb #8eacad41
+def compaction_steps(rows_done, cost):
+    "Steps after which to drop finished rows so the walk does least work, when `rows_done[d]` rows end at depth d and a drop costs `cost` steps per row."
+    last = len(rows_done) - 1
+    moving = np.sum(rows_done) - np.cumsum(rows_done)     # moving[c]: rows still walking after step c
+    least, previous = np.zeros(last + 1), np.zeros(last + 1, dtype=int)
+    for s in range(1, last + 1):                            # least[s]: least work of s steps that end with a drop
+        c = np.arange(s)
+        work = least[:s] + (s - c + cost) * moving[:s]      # last drop after step c, then s - c steps and a drop
+        previous[s] = work.argmin(); least[s] = work[previous[s]]
+    steps, s = set(), last
+    while s > 0: steps.add(s); s = int(previous[s])
+    return frozenset(steps)
 
+# %% ../nbs/06_inference.ipynb #9b7d8206
+HEAP_DEPTH = 10          # the top depths walked as a heap: 2^10 records of 16 bytes
+
+def heap_top(tree, K):
+    "Records (feature, threshold) of heap slots 1 .. 2^K - 1 of `tree`'s top K depths, and the node at each slot 2^K .. 2^(K+1) - 1."
+    leaf = tree.is_leaf
+    top = np.zeros(2 ** K, dtype=[("feature", np.intp), ("threshold", float)])
+    top["threshold"] = np.inf
+    at = np.zeros(1, dtype=np.intp)                       # the node at each slot of the current depth (a leaf stays put)
+    for d in range(K):
+        top["feature"][2 ** d:2 ** (d + 1)] = np.where(leaf[at], 0, tree.feature[at])
+        top["threshold"][2 ** d:2 ** (d + 1)] = np.where(leaf[at], np.inf, tree.threshold[at])
+        at = np.column_stack([np.where(leaf[at], at, tree.children_right[at]), np.where(leaf[at], at, tree.children_left[at])]).ravel()
+    return top, np.concatenate([np.zeros(2 ** K, dtype=np.intp), at])
+
+# %% ../nbs/06_inference.ipynb #7247ebd4
+@dataclass(frozen=True)
+class Routes:
+    "What the vectorized walk reads, built once per tree. A row at node t has state 2t; state + 1 if it goes left indexes `step_to`."
+    step_to: np.ndarray         # (2T,) next state: the right child's at 2t, the left child's at 2t + 1; a leaf's lead back to it
+    node: np.ndarray            # (2T,) records (feature, threshold) of node t at 2t and 2t + 1; a leaf: feature 0, threshold +inf
+    at_leaf: np.ndarray         # (2T,) whether the state is a leaf's
+    top: np.ndarray             # (2^K,) records of the heap slots of the top K depths (`heap_top`)
+    top_exit: np.ndarray        # (2^(K+1),) node at each slot 2^K .. 2^(K+1) - 1
+    compact_after: frozenset    # steps after which the rows that reached a leaf are dropped
+    any_categorical: bool
+    parent: np.ndarray          # (T,) parent of every node (the root's is itself)
+    depth: np.ndarray           # (T,) depth of every node
+
+COMPACTION_COST = 4.0           # what dropping the finished rows costs, per row, in steps of the walk (measured below)
+
+def build_routes(tree, heap_depth=HEAP_DEPTH):
+    "The `Routes` of `tree`, its top `heap_depth` depths (at most; none with categorical splits) walked as a heap."
+    leaf, nodes, depth = tree.is_leaf, np.arange(tree.node_count), tree.node_depth
+    step_to = 2 * np.column_stack([np.where(leaf, nodes, tree.children_right), np.where(leaf, nodes, tree.children_left)]).ravel()
+    node = np.empty(2 * tree.node_count, dtype=[("feature", np.intp), ("threshold", float)])
+    node["feature"] = np.repeat(np.where(leaf, 0, tree.feature), 2)
+    node["threshold"] = np.repeat(np.where(leaf, np.inf, tree.threshold), 2)
+    any_categorical, last = bool(tree.categorical.any()), int(depth.max())
+    K = 0 if any_categorical else min(heap_depth, last)
+    rows_done = np.bincount(depth[leaf], weights=tree.n_node_samples[leaf], minlength=last + 1)
+    if K: rows_done = np.concatenate([[0, rows_done[:K + 2].sum()], rows_done[K + 2:]])   # counted from the heap's exit
+    drops = frozenset(K + s for s in compaction_steps(rows_done, COMPACTION_COST)) if K < last else frozenset()
+    parent = nodes.copy()
+    parent[tree.children_left[~leaf]], parent[tree.children_right[~leaf]] = nodes[~leaf], nodes[~leaf]
+    return Routes(step_to.astype(np.intp), node, np.repeat(leaf, 2), *heap_top(tree, K),
+                  drops, any_categorical, parent, depth)
+
+# %% ../nbs/06_inference.ipynb #d489a9cd
+_ROUTES = weakref.WeakKeyDictionary()    # tree -> (the arrays its routes were built from, its routes)
+
+def routes(tree):
+    "The `Routes` of `tree`, built on first use and kept while the tree lives (rebuilt if its arrays were replaced)."
+    sources = (tree.children_left, tree.children_right, tree.feature, tree.threshold, tree.categorical, tree.n_node_samples)
+    try: cached = _ROUTES.get(tree)
+    except TypeError: cached = None                  # an object that cannot be weakly referenced: no cache
+    if cached is not None and all(a is b for a, b in zip(cached[0], sources)): return cached[1]
+    built = build_routes(tree)
+    try: _ROUTES[tree] = (sources, built)
+    except TypeError: pass
+    return built
+
+# %% ../nbs/06_inference.ipynb #17622c2c
 def _categorical_left(tree, state, x):
     "Whether each row at state `state` (2t) goes left at node t, for rows at categorical nodes (None if there are none)."
     t = state // 2
@@ -51,48 +122,85 @@ def _categorical_left(tree, state, x):
     in_right = in_table & tree.right_levels[t_cat, code]
     return in_left | (~in_right & tree.default_left[t_cat]), cat
 
-def _apply_rows(tree, tables, X, compact_every):
-    "Leaf number of every row of `X` (C-contiguous floats), one depth per step, with the routing `tables`."
+# %% ../nbs/06_inference.ipynb #38908b85
+def _apply_rows(tree, route, X):
+    "Leaf number of every row of `X` (C-contiguous floats): all rows move one depth per step along the tables `route`."
     N, D = X.shape
-    leaf_of = np.zeros(N, dtype=np.intp)
-    if N == 0 or tree.children_left[0] == LEAF: return leaf_of
-    step_to, feature, threshold, at_leaf = tables
-    any_categorical, X_flat = bool(tree.categorical.any()), X.ravel()
-    rows, state = np.arange(N, dtype=np.intp), np.zeros(N, dtype=np.intp)
-    offset = rows * D                                   # where each row starts in X_flat
-    position, x, tau, went_left = np.empty(N, np.intp), np.empty(N), np.empty(N), np.empty(N, bool)
-    step = 0
-    while len(rows):
+    if N == 0 or tree.children_left[0] == LEAF: return np.zeros(N, dtype=np.intp)
+    X_flat, last, K = X.ravel(), int(route.depth.max()), len(route.top).bit_length() - 1
+    offset = np.arange(N) * D                           # where each row starts in X_flat
+    record, position, x, went_left = np.empty(N, route.node.dtype), np.empty(N, np.intp), np.empty(N), np.empty(N, bool)
+    slot = np.ones(N, dtype=np.intp)                    # the heap: every row starts at slot 1
+    for step in range(K):
+        np.take(route.top, slot, out=record, mode="clip")
+        np.add(record["feature"], offset, out=position)
+        np.take(X_flat, position, out=x, mode="clip")
+        np.less_equal(x, record["threshold"], out=went_left)
+        slot += slot; slot += went_left                 # s <- 2s + went_left: no table
+    state = np.take(route.top_exit, slot, out=slot, mode="clip")
+    if K == last: return state
+    state += state                                      # node t -> state 2t
+    rows, final = np.arange(N), np.empty(N, dtype=np.intp)   # final: each row's state when it is dropped
+    for step in range(K + 1, last + 1):
         n = len(rows)
-        np.take(feature, state, out=position[:n], mode="clip"); position[:n] += offset
-        np.take(X_flat, position[:n], out=x[:n], mode="clip")
-        np.take(threshold, state, out=tau[:n], mode="clip")
-        np.less_equal(x[:n], tau[:n], out=went_left[:n])
-        if any_categorical:
-            left, cat = _categorical_left(tree, state, x[:n])
-            if left is not None: went_left[:n][cat] = left
-        state += went_left[:n]
-        np.take(step_to, state, out=state, mode="clip")
-        step += 1
-        if step % compact_every == 0:
-            done = at_leaf[state]
+        r, p, v, g = record[:n], position[:n], x[:n], went_left[:n]
+        np.take(route.node, state, out=r, mode="clip")  # one gather reads the node's feature and threshold
+        np.add(r["feature"], offset, out=p)
+        np.take(X_flat, p, out=v, mode="clip")
+        np.less_equal(v, r["threshold"], out=g)
+        if route.any_categorical:
+            left, cat = _categorical_left(tree, state, v)
+            if left is not None: g[cat] = left
+        state += g
+        np.take(route.step_to, state, out=state, mode="clip")
+        if step == last: final[rows] = state            # every row is at a leaf now
+        elif step in route.compact_after:
+            done = np.take(route.at_leaf, state, out=g, mode="clip")
             if done.any():
-                leaf_of[rows[done]] = state[done] // 2
-                rows, state, offset = rows[~done], state[~done], offset[~done]
-    return leaf_of
+                final[rows] = state
+                keep = np.flatnonzero(~done)
+                rows, state, offset = rows.take(keep), state.take(keep), offset.take(keep)
+    return final // 2
 
-PARALLEL_ROWS = 20_000   # from this many rows on, the rows are split among threads
+# %% ../nbs/06_inference.ipynb #7d4d8ddb
+FEW_ROWS = 8             # up to this many rows, each walks alone (apply_one): no tables, no numpy calls per depth
+BLOCK_BYTES = 2 ** 21    # rows walk in blocks of about this much of X, which then stays in the processor's cache between depths
+PARALLEL_ROWS = 20_000   # from this many rows on, the blocks are shared among threads, one per core available
 
-def apply(tree, X, compact_every=8, n_threads=None):
+def _cores():
+    "Cores this process may run on (the affinity mask, as `taskset` sets it), at most 4."
+    return min(len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1, 4)
+
+def apply(tree, X, n_threads=None, block_rows=None):
     "Leaf number of every row of `X` (2-D, float; categorical columns as level codes): all rows move one depth per step."
     X = np.ascontiguousarray(X, dtype=float)
-    tables = _routing_tables(tree)
-    n_threads = min(os.cpu_count() or 1, 4) if n_threads is None else n_threads
-    if n_threads < 2 or len(X) < PARALLEL_ROWS: return _apply_rows(tree, tables, X, compact_every)
-    bounds = np.linspace(0, len(X), n_threads + 1).astype(int)
-    with ThreadPoolExecutor(n_threads) as pool:           # numpy's gathers release the GIL: the threads run at once
-        parts = pool.map(lambda ab: _apply_rows(tree, tables, X[ab[0]:ab[1]], compact_every), zip(bounds[:-1], bounds[1:]))
-        return np.concatenate(list(parts))
+    if X.ndim != 2: raise ValueError(f"X must be 2-D (rows x features), got {X.ndim} dimensions; reshape one sample with X.reshape(1, -1)")
+    if len(X) <= FEW_ROWS: return np.fromiter((apply_one(tree, x) for x in X), dtype=np.intp, count=len(X))
+    route = routes(tree)
+    n_threads = _cores() if n_threads is None else n_threads
+    threads = n_threads if n_threads > 1 and len(X) >= PARALLEL_ROWS else 1
+    block = block_rows or max(4096, BLOCK_BYTES // (8 * max(X.shape[1], 1)))
+    block = min(block, -(-len(X) // threads))             # at least one block per thread
+    if block >= len(X): return _apply_rows(tree, route, X)
+    walk = lambda start: _apply_rows(tree, route, X[start:start + block])
+    if threads == 1: return np.concatenate([walk(start) for start in range(0, len(X), block)])
+    with ThreadPoolExecutor(threads) as pool:            # numpy's gathers release the GIL: the threads run at once
+        return np.concatenate(list(pool.map(walk, range(0, len(X), block))))
+
+# %% ../nbs/06_inference.ipynb #c2336bdc
+def decision_path(tree, X):
+    "Node indicator of `X` as scikit-learn's: a CSR matrix (rows x nodes) with a 1 where a row passes through a node."
+    leaves = apply(tree, X)
+    route = routes(tree)
+    indptr = np.zeros(len(leaves) + 1, dtype=np.intp)
+    np.cumsum(route.depth[leaves] + 1, out=indptr[1:])  # a leaf at depth d: d + 1 nodes on its path
+    indices = np.empty(indptr[-1], dtype=np.intp)
+    node, at = leaves, indptr[1:] - 1                    # fill each row's path from its leaf up to the root
+    while len(node):
+        indices[at] = node
+        above = node != 0
+        node, at = route.parent[node[above]], at[above] - 1
+    return csr_matrix((np.ones(len(indices), dtype=np.intp), indices, indptr), shape=(len(leaves), tree.node_count))
 
 # %% ../nbs/06_inference.ipynb #93ac1a36
 def cut_at_depth(tree, max_depth):
