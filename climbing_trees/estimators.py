@@ -26,7 +26,7 @@ from .pruning import cost_complexity_path, prune, prune_with_path
 # %% auto #0
 __all__ = ['ALGORITHMS', 'DEFAULT_ALGORITHM', 'CLASSIFIER_CRITERIA', 'REGRESSOR_CRITERIA', 'depth_first_grower', 'ParameterError',
            'check_tree_params', 'resolve_max_features', 'resolve_tree_params', 'EstimatorTree', 'categorical_encoder',
-           'BaseDecisionTree', 'DecisionTreeClassifier', 'DecisionTreeRegressor', 'cv_alpha_table',
+           'patch_to', 'BaseDecisionTree', 'DecisionTreeClassifier', 'DecisionTreeRegressor', 'cv_alpha_table',
            'one_standard_error_alpha']
 
 # %% ../nbs/08_estimators.ipynb #1615d0cc
@@ -164,6 +164,14 @@ def categorical_encoder(categorical_features, X):
     return encoder if len(encoder.categorical_) else None
 
 # %% ../nbs/08_estimators.ipynb #5a51b3ab
+def patch_to(cls, as_prop=False):
+    "Decorator: add the function below to class `cls` as a method (a property if `as_prop`), like fastcore's `patch_to`."
+    def add(f):
+        f.__qualname__ = f"{cls.__name__}.{f.__name__}"
+        setattr(cls, f.__name__, property(f) if as_prop else f)
+        return f
+    return add
+
 class BaseDecisionTree(BaseEstimator):
     "What the classifier and the regressor share: checks, validation, growing, pruning, the fitted `tree_` (an `EstimatorTree`) and its queries."
     _criteria, _other_criteria, _other_estimator, _numeric_target = (), (), "", False
@@ -172,85 +180,98 @@ class BaseDecisionTree(BaseEstimator):
         "Check every parameter, before any data (a `ParameterError` names the culprit)."
         check_tree_params(self, self._criteria, self._other_criteria, self._other_estimator)
 
-    def _densified(self, X):
-        "A sparse matrix checked and made dense (8 N D bytes, whatever its density); anything else as it is."
-        return check_array(X, accept_sparse=True, dtype=np.float64, estimator=self).toarray() if issparse(X) else X
-
-    def _validate_training_data(self, X, y):
-        "Checked float `X` (categorical columns as codes) and 1-D `y`; sets `n_features_in_`, `feature_names_in_`, `encoder_`, `n_outputs_`."
-        y_shape = np.asarray(y).shape
-        if len(y_shape) == 2 and y_shape[1] > 1:
-            raise ValueError(f"y has {y_shape[1]} columns, but multi-output trees are not supported yet: fit one tree per column "
-                             "(sklearn.multioutput.MultiOutputClassifier or MultiOutputRegressor does that)")
-        X = self._densified(X)
-        self.encoder_ = categorical_encoder(self.categorical_features, X)
-        if self.encoder_ is None:
-            X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=self._numeric_target)
-        else:
-            validate_data(self, X, skip_check_array=True)          # column names and count only
-            X, y = check_X_y(self.encoder_.transform(X), y, dtype=np.float64, y_numeric=self._numeric_target, estimator=self)
-        self.is_categorical_ = np.isin(np.arange(self.n_features_in_), [] if self.encoder_ is None else self.encoder_.categorical_)
-        self.n_outputs_ = 1
-        return X, y
-
-    def _validate_X_predict(self, X):
-        "New data checked against the fitted columns and coded like the training data."
-        check_is_fitted(self)
-        X = self._densified(X)
-        if self.encoder_ is None: return validate_data(self, X, dtype=np.float64, reset=False)
-        validate_data(self, X, skip_check_array=True, reset=False)
-        return check_array(self.encoder_.transform(X), dtype=np.float64, estimator=self)
-
-    def _grow(self, X, y, w, n_classes):
-        "Resolve the parameters against the data, grow `tree_` with the chosen algorithm, and prune it at `ccp_alpha` (chapter 07)."
-        rules, self.max_features_ = resolve_tree_params(self, len(y), X.shape[1], w.sum())
-        seed = check_random_state(self.random_state).randint(np.iinfo(np.int32).max)
-        drawn = min(self.max_features_, X.shape[1])
-        search = dict(max_features=None if drawn == X.shape[1] else drawn, splitter=self.splitter, random_state=seed)
-        counts = w > 0                  # weight 0 = the row left out, as an integer weight = the row repeated
-        X, y, w = X[counts], y[counts], w[counts]
-        categorical = np.flatnonzero(self.is_categorical_).tolist()
-        grown = ALGORITHMS[self.algorithm](X, y, self.criterion, w, n_classes, categorical=categorical, **asdict(rules), **search)
-        self._install(prune(grown, self.ccp_alpha) if self.ccp_alpha > 0 else grown)
-
-    def _install(self, tree):
-        "Make `tree` (grown, pruned, or pruned by `cv_alpha_table`) the fitted `tree_`, an `EstimatorTree` sharing its arrays."
-        self.tree_ = EstimatorTree.of(tree, self.n_features_in_, getattr(self, "n_classes_", 1))
-
-    def apply(self, X):
-        "Number of the leaf (a node of `tree_`) that each row of `X` reaches."
-        X = self._validate_X_predict(X)                  # checks that the tree is fitted, then X
-        return apply_tree(self.tree_, X)
-
-    def decision_path(self, X):
-        "Indicator matrix (scipy CSR, rows x nodes) of the nodes each row of `X` passes through, root to leaf (chapter 06)."
-        return tree_decision_path(self.tree_, self._validate_X_predict(X))
-
-    def get_depth(self):
-        "Depth of the fitted tree (a lone leaf has depth 0)."
-        check_is_fitted(self)
-        return self.tree_.max_depth
-
-    def get_n_leaves(self):
-        "Number of leaves of the fitted tree."
-        check_is_fitted(self)
-        return self.tree_.n_leaves
-
-    @property
-    def feature_importances_(self):
-        "Normalized total weighted impurity decrease of each feature's splits (scikit-learn's definition, chapter 06)."
-        check_is_fitted(self)
-        return feature_importances(self.tree_, self.n_features_in_)
-
-    def cost_complexity_pruning_path(self, X, y, sample_weight=None):
-        "The effective alphas of minimal cost-complexity pruning of the unpruned tree and the total leaf impurity after each (chapter 07)."
-        path = cost_complexity_path(clone(self).set_params(ccp_alpha=0.0).fit(X, y, sample_weight).tree_)
-        return Bunch(ccp_alphas=path.ccp_alphas, impurities=path.impurities)
-
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True                    # accepted, and made dense
         return tags
+
+# %% ../nbs/08_estimators.ipynb #69025a25
+@patch_to(BaseDecisionTree)
+def _densified(self, X):
+    "A sparse matrix checked and made dense (8 N D bytes, whatever its density); anything else as it is."
+    return check_array(X, accept_sparse=True, dtype=np.float64, estimator=self).toarray() if issparse(X) else X
+
+@patch_to(BaseDecisionTree)
+def _validate_training_data(self, X, y):
+    "Checked float `X` (categorical columns as codes) and 1-D `y`; sets `n_features_in_`, `feature_names_in_`, `encoder_`, `n_outputs_`."
+    y_shape = np.asarray(y).shape
+    if len(y_shape) == 2 and y_shape[1] > 1:
+        raise ValueError(f"y has {y_shape[1]} columns, but multi-output trees are not supported yet: fit one tree per column "
+                         "(sklearn.multioutput.MultiOutputClassifier or MultiOutputRegressor does that)")
+    X = self._densified(X)
+    self.encoder_ = categorical_encoder(self.categorical_features, X)
+    if self.encoder_ is None:
+        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=self._numeric_target)
+    else:
+        validate_data(self, X, skip_check_array=True)          # column names and count only
+        X, y = check_X_y(self.encoder_.transform(X), y, dtype=np.float64, y_numeric=self._numeric_target, estimator=self)
+    self.is_categorical_ = np.isin(np.arange(self.n_features_in_), [] if self.encoder_ is None else self.encoder_.categorical_)
+    self.n_outputs_ = 1
+    return X, y
+
+@patch_to(BaseDecisionTree)
+def _validate_X_predict(self, X):
+    "New data checked against the fitted columns and coded like the training data."
+    check_is_fitted(self)
+    X = self._densified(X)
+    if self.encoder_ is None: return validate_data(self, X, dtype=np.float64, reset=False)
+    validate_data(self, X, skip_check_array=True, reset=False)
+    return check_array(self.encoder_.transform(X), dtype=np.float64, estimator=self)
+
+# %% ../nbs/08_estimators.ipynb #8d2c5733
+@patch_to(BaseDecisionTree)
+def _grow(self, X, y, w, n_classes):
+    "Resolve the parameters against the data, grow `tree_` with the chosen algorithm, and prune it at `ccp_alpha` (chapter 07)."
+    rules, self.max_features_ = resolve_tree_params(self, len(y), X.shape[1], w.sum())
+    seed = check_random_state(self.random_state).randint(np.iinfo(np.int32).max)
+    drawn = min(self.max_features_, X.shape[1])
+    search = dict(max_features=None if drawn == X.shape[1] else drawn, splitter=self.splitter, random_state=seed)
+    counts = w > 0                  # weight 0 = the row left out, as an integer weight = the row repeated
+    X, y, w = X[counts], y[counts], w[counts]
+    categorical = np.flatnonzero(self.is_categorical_).tolist()
+    grown = ALGORITHMS[self.algorithm](X, y, self.criterion, w, n_classes, categorical=categorical, **asdict(rules), **search)
+    self._install(prune(grown, self.ccp_alpha) if self.ccp_alpha > 0 else grown)
+
+@patch_to(BaseDecisionTree)
+def _install(self, tree):
+    "Make `tree` (grown, pruned, or pruned by `cv_alpha_table`) the fitted `tree_`, an `EstimatorTree` sharing its arrays."
+    self.tree_ = EstimatorTree.of(tree, self.n_features_in_, getattr(self, "n_classes_", 1))
+
+# %% ../nbs/08_estimators.ipynb #ea676070
+@patch_to(BaseDecisionTree)
+def apply(self, X):
+    "Number of the leaf (a node of `tree_`) that each row of `X` reaches."
+    X = self._validate_X_predict(X)                  # checks that the tree is fitted, then X
+    return apply_tree(self.tree_, X)
+
+@patch_to(BaseDecisionTree)
+def decision_path(self, X):
+    "Indicator matrix (scipy CSR, rows x nodes) of the nodes each row of `X` passes through, root to leaf (chapter 06)."
+    return tree_decision_path(self.tree_, self._validate_X_predict(X))
+
+@patch_to(BaseDecisionTree)
+def get_depth(self):
+    "Depth of the fitted tree (a lone leaf has depth 0)."
+    check_is_fitted(self)
+    return self.tree_.max_depth
+
+@patch_to(BaseDecisionTree)
+def get_n_leaves(self):
+    "Number of leaves of the fitted tree."
+    check_is_fitted(self)
+    return self.tree_.n_leaves
+
+@patch_to(BaseDecisionTree, as_prop=True)
+def feature_importances_(self):
+    "Normalized total weighted impurity decrease of each feature's splits (scikit-learn's definition, chapter 06)."
+    check_is_fitted(self)
+    return feature_importances(self.tree_, self.n_features_in_)
+
+@patch_to(BaseDecisionTree)
+def cost_complexity_pruning_path(self, X, y, sample_weight=None):
+    "The effective alphas of minimal cost-complexity pruning of the unpruned tree and the total leaf impurity after each (chapter 07)."
+    path = cost_complexity_path(clone(self).set_params(ccp_alpha=0.0).fit(X, y, sample_weight).tree_)
+    return Bunch(ccp_alphas=path.ccp_alphas, impurities=path.impurities)
 
 # %% ../nbs/08_estimators.ipynb #d8e6f9f3
 class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
@@ -277,20 +298,25 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         self._grow(X, codes.ravel(), w, self.n_classes_)
         return self
 
-    def predict_proba(self, X):
-        "Weighted class proportions of the leaf each row reaches, columns in `classes_` order."
-        leaves = self.apply(X)                           # validates X (and that the tree is fitted) first
-        return self.tree_.value[leaves]
+# %% ../nbs/08_estimators.ipynb #630e7fef
+@patch_to(DecisionTreeClassifier)
+def predict_proba(self, X):
+    "Weighted class proportions of the leaf each row reaches, columns in `classes_` order."
+    leaves = self.apply(X)                           # validates X (and that the tree is fitted) first
+    return self.tree_.value[leaves]
 
-    def predict_log_proba(self, X):
-        "Logarithms of `predict_proba`: -inf for a class the leaf never saw."
-        with np.errstate(divide="ignore"): return np.log(self.predict_proba(X))
+@patch_to(DecisionTreeClassifier)
+def predict_log_proba(self, X):
+    "Logarithms of `predict_proba`: -inf for a class the leaf never saw."
+    with np.errstate(divide="ignore"): return np.log(self.predict_proba(X))
 
-    def predict(self, X):
-        "The most probable class of each row, as one of the original labels."
-        leaves = self.apply(X)
-        most_probable = self.tree_.value.argmax(axis=1)       # per node, O(nodes): cheaper than per row
-        return self.classes_.take(most_probable.take(leaves))
+@patch_to(DecisionTreeClassifier)
+def predict(self, X):
+    "The most probable class of each row, as one of the original labels."
+    leaves = self.apply(X)
+    value = self.tree_.value                               # per row or per node, whichever is fewer
+    most_probable = value[leaves].argmax(axis=1) if len(leaves) < len(value) else value.argmax(axis=1).take(leaves)
+    return self.classes_.take(most_probable)
 
 # %% ../nbs/08_estimators.ipynb #68186925
 class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):

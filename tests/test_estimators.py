@@ -36,7 +36,7 @@ def test_sklearn_estimator_checks(estimator, check, monkeypatch):
 
 
 def test_public_api():
-    "The names DESIGN.md promises, importable from the package itself."
+    "The public names, importable from the package itself."
     from climbing_trees import DecisionTreeClassifier as C, DecisionTreeRegressor as R, export_text as E, plot_tree as P
     assert (C, R, E, P) == (DecisionTreeClassifier, DecisionTreeRegressor, export_text, plot_tree)
     assert climbing_trees.__version__
@@ -120,6 +120,42 @@ def test_a_lone_leaf_has_zero_importances():
     clf = DecisionTreeClassifier().fit(np.ones((5, 3)), [0, 1, 0, 1, 1])        # constant features: nothing to split
     assert clf.get_n_leaves() == 1 and clf.get_depth() == 0
     np.testing.assert_array_equal(clf.feature_importances_, np.zeros(3))
+
+
+# -- CART's priors and misclassification costs, as class weights
+def priors_problem(n=900, seed=6):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 3))
+    y = np.digitize(X[:, 0] + 0.5 * X[:, 1] ** 2 + 0.8 * rng.normal(size=n), [0.8, 2.0])     # three classes, the last rare
+    return X, y
+
+
+def test_priors_as_class_weights_give_cart_node_probabilities():
+    "class_weight pi_k N / N_k makes every node's value p(k | t) and its weight N p(t), with p(k, t) = pi_k N_k(t) / N_k."
+    X, y = priors_problem()
+    priors, n_k = np.array([0.2, 0.3, 0.5]), np.bincount(y)
+    assert n_k.min() > 30 and not np.allclose(priors, n_k / len(y))
+    clf = DecisionTreeClassifier(max_depth=4, class_weight={k: priors[k] * len(y) / n_k[k] for k in range(3)}).fit(X, y)
+    n_kt = clf.decision_path(X).T @ np.eye(3)[y]
+    p_kt = priors * n_kt / n_k
+    np.testing.assert_allclose(clf.tree_.value, p_kt / p_kt.sum(axis=1, keepdims=True), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(clf.tree_.weighted_n_node_samples, len(y) * p_kt.sum(axis=1), rtol=1e-12)
+    np.testing.assert_allclose(clf.tree_.value[0], priors, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("miss_cost", [0.3, 3.0, 7.5, 40.0])
+def test_two_class_costs_as_class_weights_predict_the_least_cost_class(miss_cost):
+    "Weights proportional to the cost of misclassifying each class: every leaf predicts the class of least expected cost."
+    X, y = priors_problem()
+    labels = np.where(y == 2, "rare", "common")
+    clf = DecisionTreeClassifier(max_depth=5, class_weight={"common": 1.0, "rare": miss_cost}).fit(X, labels)
+    leaves = np.flatnonzero(clf.tree_.is_leaf)
+    counts = (clf.decision_path(X).T @ np.column_stack([labels == "common", labels == "rare"]).astype(float))[leaves]
+    cost = {"common": miss_cost * counts[:, 1], "rare": counts[:, 0]}            # predict common: miss the rare; predict rare: alarm
+    predicted = clf.classes_[clf.tree_.value[leaves].argmax(axis=1)]
+    chosen = np.where(predicted == "common", cost["common"], cost["rare"])
+    np.testing.assert_allclose(chosen, np.minimum(cost["common"], cost["rare"]), rtol=1e-12)
+    assert len(set(predicted)) == 2
 
 
 # -- every algorithm grows the same tree, numeric and categorical
@@ -229,7 +265,7 @@ def test_bool_columns_work_in_arrays_and_frames():
     assert (DecisionTreeClassifier().fit(frame, y).predict(frame) == y).all()
 
 
-# -- the pruning hook that chapter 06 fills in
+# -- collapsed and swapped trees
 def test_collapse_is_what_growing_shallower_gives():
     deep = DecisionTreeRegressor(min_samples_leaf=5).fit(X_DIA, Y_DIA)
     shallow = DecisionTreeRegressor(min_samples_leaf=5, max_depth=3).fit(X_DIA, Y_DIA)
@@ -294,7 +330,7 @@ def test_apply_reads_codes_like_the_estimator():
 
 
 def test_fit_grows_the_tree_once():
-    "A seed bug: a regressor that grew its tree twice per fit."
+    "A known trap: a regressor that grew its tree twice per fit."
     calls = []
     ALGORITHMS["counting"] = lambda *args, **kwargs: calls.append(1) or ALGORITHMS["vectorized"](*args, **kwargs)
     try:
