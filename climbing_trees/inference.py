@@ -15,7 +15,7 @@ from .naive import LEAF, Tree, collapse, kept_nodes, split_rule, tree_text
 # %% auto #0
 __all__ = ['HEAP_DEPTH', 'COMPACTION_COST', 'FEW_ROWS', 'BLOCK_BYTES', 'PARALLEL_ROWS', 'apply_one', 'compaction_steps',
            'heap_top', 'Routes', 'build_routes', 'routes', 'apply', 'decision_path', 'cut_at_depth',
-           'feature_importances', 'export_text', 'tree_layout', 'plot_tree']
+           'feature_importances', 'permutation_importance', 'export_text', 'tree_layout', 'plot_tree']
 
 # %% ../nbs/06_inference.ipynb #10b357c3
 def _goes_left_one(tree, t, value):
@@ -217,6 +217,38 @@ def feature_importances(tree, n_features):
     importances = np.bincount(tree.feature[internal], weights=decrease, minlength=n_features) / W[0]
     total = importances.sum()
     return importances / total if total > 0 else importances
+
+# %% ../nbs/06_inference.ipynb #032da2f1
+def _predictions(tree, X):
+    "What `tree` predicts for every row of `X`: the class code of largest proportion, or the leaf's mean (a regression tree)."
+    value = tree.value[apply(tree, X)]
+    return value.argmax(1) if value.shape[1] > 1 else value[:, 0]
+
+def _score(y, predicted, classification):
+    "Accuracy, or R^2 (for a constant y: 1 if every prediction is exact, else 0, as scikit-learn's `r2_score`)."
+    if classification: return float(np.mean(predicted == y))
+    residual, total = np.sum((y - predicted) ** 2), np.sum((y - y.mean()) ** 2)
+    if total == 0: return 1. if residual == 0 else 0.
+    return float(1 - residual / total)
+
+def permutation_importance(tree, X, y, n_repeats=5, random_state=None):
+    "Mean and standard deviation, over `n_repeats` shuffles of each column of `X`, of the drop in accuracy (classes coded 0..K-1) or R^2 (a regression tree)."
+    if not isinstance(tree, Tree): raise TypeError(f"expected a climbing_trees Tree (an estimator's tree_), got {type(tree).__name__}")
+    X, y = np.array(X, dtype=float), np.asarray(y)       # a copy of X: its columns get shuffled
+    if X.ndim != 2: raise ValueError(f"X must be 2-D (rows x features), got {X.ndim} dimensions")
+    if y.shape != (len(X),): raise ValueError(f"y must be 1-D with one entry per row of X ({len(X)} rows), got shape {y.shape}")
+    if isinstance(n_repeats, bool) or not isinstance(n_repeats, (int, np.integer)) or n_repeats < 1:
+        raise ValueError(f"n_repeats must be a positive integer, got {n_repeats!r}")
+    classification, rng = tree.value.shape[1] > 1, np.random.default_rng(random_state)
+    baseline = _score(y, _predictions(tree, X), classification)
+    drops = np.empty((X.shape[1], n_repeats))
+    for j in range(X.shape[1]):
+        column = X[:, j].copy()
+        for r in range(n_repeats):
+            X[:, j] = rng.permutation(column)
+            drops[j, r] = baseline - _score(y, _predictions(tree, X), classification)
+        X[:, j] = column
+    return drops.mean(axis=1), drops.std(axis=1)
 
 # %% ../nbs/06_inference.ipynb #f00a7517
 def _described(obj, feature_names=None, class_names=None):
