@@ -1,0 +1,15 @@
+"""The benchmark script runs: its `--quick` mode prints the whole table on small data (a smoke test; ratios are not
+asserted here, because a shared machine is noisy: the full run on a quiet machine is where the targets are judged)."""
+import subprocess, sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_fit_predict_quick_prints_every_case():
+    run = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "fit_predict.py"), "--quick"], cwd=ROOT,
+                         capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    for case in ("binary", "5 classes", "regression", "weights", "ties", "max_depth 8", "100 classes", "1000 classes",
+                 "iris", "cancer", "diabetes"):
+        assert case in run.stdout, f"the table lacks the case {case!r}:\n{run.stdout[-3000:]}"
