@@ -21,6 +21,9 @@ class Criterion:
     "What a sweep over sorted values needs: per-sample statistics that add up, and impurity and value from their sums."
     sufficient_statistics = True     # the impurity is a function of the summed statistics (False: absolute error)
     shift_invariant = False          # a grower may centre y at each node's mean before making statistics (squared error)
+    proxy_statistics = None          # how many leading statistics `split_proxy` reads (None: all of them)
+    weight_statistic = None          # which statistic is the sample weight itself, if one is (squared error: the first)
+    statistics_sum_to_weight = False # the statistics add up to the weight (classification: the class columns)
     def stats(self, y, sample_weight):
         "Per-sample sufficient statistics, shape (N, n_stats); a node's statistics are their sum."
         raise NotImplementedError
@@ -44,6 +47,12 @@ class Criterion:
         "Children's weighted mean impurity $i(s)$ from the left and right statistics (any leading axes)."
         w_left, w_right = self.weight(left), self.weight(right)
         return (self.weighted_impurity(left, w_left) + self.weighted_impurity(right, w_right)) / (w_left + w_right)
+    def split_proxy(self, left, right):
+        "$W_t\\,i(s)$ up to a constant of the node (`proxy_constant`), from the left and right statistics: what a sweep minimises; a criterion may drop the terms that do not depend on the cut."
+        return self.weighted_impurity(left) + self.weighted_impurity(right)
+    def proxy_constant(self, S):
+        "The constant $c$ of a node with statistics `S` in $W_t\\,i(s) = c + $ `split_proxy(left, right)`."
+        return np.zeros(np.shape(S)[:-1])
     def admissible_children(self, left, right):
         "Which candidate splits the criterion allows, from the children's statistics (any leading axes): all, unless a criterion says otherwise."
         return np.ones(np.shape(left)[:-1], dtype=bool)
@@ -58,6 +67,7 @@ def _sum_over_classes(S, f=None):
 
 class ClassificationCriterion(Criterion):
     "An impurity of the class proportions (Gini, entropy, misclassification) from weighted class counts $c_k$: statistics are the one-hot rows $w_i e_{y_i}$."
+    statistics_sum_to_weight = True      # the class columns add up to the weight
     def __init__(self, impurity_of_proportions, n_classes):
         self.impurity_of_proportions, self.n_classes = impurity_of_proportions, n_classes
     def stats(self, y, sample_weight):
@@ -82,6 +92,18 @@ class Gini(ClassificationCriterion):
     def weighted_impurity(self, S, W=None):
         W = self.weight(S) if W is None else W
         return W - np.divide(_sum_over_classes(S, np.square), W, out=np.zeros_like(W, dtype=float), where=W > 0)
+    def split_proxy(self, left, right):
+        "$-\\sum_k L_k^2 / W_L - \\sum_k R_k^2 / W_R$: the weighted Gini impurity of the children less the node's weight."
+        return -(_sum_of_squares_over_weight(left, self.weight(left)) + _sum_of_squares_over_weight(right, self.weight(right)))
+    def proxy_constant(self, S): return self.weight(S)
+    class_term = staticmethod(np.square)
+    def weighted_impurity_of_sums(self, W, G):
+        "$W\\,i$ from the weight $W$ and $G = \\sum_k c_k^2$ (the sum of `class_term` over the classes)."
+        return W - np.divide(G, W, out=np.zeros_like(G, dtype=float), where=W > 0)
+
+def _sum_of_squares_over_weight(S, W):
+    "$\\sum_k c_k^2 / W$ (0 where the weight is 0)."
+    return np.divide(_sum_over_classes(S, np.square), W, out=np.zeros_like(W, dtype=float), where=W > 0)
 
 class Entropy(ClassificationCriterion):
     "Entropy (bits) from weighted class counts; weighted impurity `W log2 W - sum(c log2 c)`."
@@ -89,6 +111,10 @@ class Entropy(ClassificationCriterion):
     def weighted_impurity(self, S, W=None):
         W = self.weight(S) if W is None else W
         return np.maximum(_xlog2x(W) - _sum_over_classes(S, _xlog2x), 0.0)
+    class_term = staticmethod(_xlog2x)
+    def weighted_impurity_of_sums(self, W, G):
+        "$W\\,i$ from the weight $W$ and $G = \\sum_k c_k \\log_2 c_k$ (the sum of `class_term` over the classes)."
+        return np.maximum(_xlog2x(W) - G, 0.0)
 
 # %% ../nbs/03_incremental.ipynb #d1a7d086
 class SquaredError(Criterion):
@@ -119,6 +145,11 @@ class SquaredError(Criterion):
         "$i(s)$, divided by the node's weight while still in units of $u$, so that $s^2$ multiplies a number of at most 1."
         in_u = (self._weighted_in_u(left) + self._weighted_in_u(right)) / (left[..., 0] + right[..., 0])
         return self.scale ** 2 * in_u
+    proxy_statistics, weight_statistic = 2, 0  # the sweep needs S_0 and S_1 only; S_0 sums the weights
+    def split_proxy(self, left, right):
+        "$-s^2 (S_{1L}^2 / S_{0L} + S_{1R}^2 / S_{0R})$: the node's $s^2 S_2$ plus this is $W_t\\,i(s)$ (scikit-learn's proxy improvement)."
+        return -self.scale ** 2 * (left[..., 1] ** 2 / left[..., 0] + right[..., 1] ** 2 / right[..., 0])
+    def proxy_constant(self, S): return self.scale ** 2 * S[..., 2]
     def _weighted_in_u(self, S):
         "$S_2 - S_1^2 / S_0$ in units of $u$, clipped at zero."
         W = np.where(S[..., 0] > 0, S[..., 0], 1.0)
@@ -192,19 +223,22 @@ def sorted_statistics(x, y, sample_weight, criterion, n_classes=None):
     return crit, np.asarray(x, dtype=float)[order], ws, crit.stats(np.asarray(y)[order], ws)
 
 # %% ../nbs/03_incremental.ipynb #7f5b25ba
-def incremental_split_curve(x, y, sample_weight, criterion, n_classes=None, min_samples_leaf=1):
+def incremental_split_curve(x, y, sample_weight, criterion, n_classes=None, min_samples_leaf=1, min_weight_leaf=0.0):
     "Thresholds and $i(s)$ at every admissible cut of column `x`, and the node's $i(t)$: one sort, then one sweep with $O(1)$ updates."
     crit = make_criterion(criterion, n_classes)
-    if not crit.sufficient_statistics: return median_split_curve(x, y, sample_weight, crit, n_classes, min_samples_leaf)
+    if not crit.sufficient_statistics: return median_split_curve(x, y, sample_weight, crit, n_classes, min_samples_leaf, min_weight_leaf)
     crit, xs, ws, per_sample = sorted_statistics(x, y, sample_weight, crit, n_classes)
     total = per_sample.sum(axis=0)
     left, right = np.zeros_like(total), total.copy()
     n, positive_left, positive_right = len(xs), 0, int((ws > 0).sum())
+    weight_left, weight_right = 0.0, float(ws.sum())
     cuts, values = [], []
     for m in range(1, n):                       # m samples on the left after this move
         crit.move(left, right, per_sample[m - 1])
         positive_left += ws[m - 1] > 0; positive_right -= ws[m - 1] > 0
-        if (xs[m - 1] < xs[m] and admissible_cuts(m, n - m, positive_left, positive_right, min_samples_leaf)
+        weight_left += ws[m - 1]; weight_right -= ws[m - 1]
+        if (xs[m - 1] < xs[m] and admissible_cuts(m, n - m, positive_left, positive_right, min_samples_leaf, weight_left,
+                                                  weight_right, min_weight_leaf)
                 and crit.admissible_children(left, right)):
             cuts.append(m)
             values.append(crit.split_impurity(left, right))
@@ -218,29 +252,31 @@ def _best_of_curve(thresholds, values, node_impurity):
     best = first_best(values, node_impurity)
     return Split(None, float(thresholds[best]), float(values[best]))
 
-def incremental_column_split(x, y, sample_weight, criterion, n_classes=None, min_samples_leaf=1):
+def incremental_column_split(x, y, sample_weight, criterion, n_classes=None, min_samples_leaf=1, min_weight_leaf=0.0):
     "Best `Split` of one column by the incremental sweep: $O(N \\log N)$ for the sort, $O(N)$ for the sweep."
-    return _best_of_curve(*incremental_split_curve(x, y, sample_weight, criterion, n_classes, min_samples_leaf))
+    return _best_of_curve(*incremental_split_curve(x, y, sample_weight, criterion, n_classes, min_samples_leaf, min_weight_leaf))
 
 # %% ../nbs/03_incremental.ipynb #602a3ffb
-def vectorized_split_curve(x, y, sample_weight, criterion, n_classes=None, min_samples_leaf=1):
+def vectorized_split_curve(x, y, sample_weight, criterion, n_classes=None, min_samples_leaf=1, min_weight_leaf=0.0):
     "Thresholds and $i(s)$ at every admissible cut of column `x`, and the node's $i(t)$, as prefix and suffix sums of the sorted statistics."
     crit = make_criterion(criterion, n_classes)
-    if not crit.sufficient_statistics: return median_split_curve(x, y, sample_weight, crit, n_classes, min_samples_leaf)
+    if not crit.sufficient_statistics: return median_split_curve(x, y, sample_weight, crit, n_classes, min_samples_leaf, min_weight_leaf)
     crit, xs, ws, per_sample = sorted_statistics(x, y, sample_weight, crit, n_classes)
     left = np.cumsum(per_sample, axis=0)[:-1]                  # row m-1: the m smallest samples
     right = np.cumsum(per_sample[::-1], axis=0)[::-1][1:]      # the other n - m
     m, n = np.arange(1, len(xs)), len(xs)
     positive_left, n_positive = np.cumsum(ws > 0)[:-1], int((ws > 0).sum())   # samples of positive weight
-    admissible = ((xs[:-1] < xs[1:]) & admissible_cuts(m, n - m, positive_left, n_positive - positive_left, min_samples_leaf)
+    weight_left = np.cumsum(ws)[:-1]                             # each side's weight, for the weight rule
+    admissible = ((xs[:-1] < xs[1:]) & admissible_cuts(m, n - m, positive_left, n_positive - positive_left, min_samples_leaf,
+                                                       weight_left, ws.sum() - weight_left, min_weight_leaf)
                   & crit.admissible_children(left, right))
     cuts = m[admissible]
     node = crit.impurity(per_sample.sum(axis=0))
     return midpoints(xs[cuts - 1], xs[cuts]), crit.split_impurity(left[admissible], right[admissible]), node
 
-def vectorized_column_split(x, y, sample_weight, criterion, n_classes=None, min_samples_leaf=1):
+def vectorized_column_split(x, y, sample_weight, criterion, n_classes=None, min_samples_leaf=1, min_weight_leaf=0.0):
     "Best `Split` of one column by the vectorized scan (cumulative sums and one argmin)."
-    return _best_of_curve(*vectorized_split_curve(x, y, sample_weight, criterion, n_classes, min_samples_leaf))
+    return _best_of_curve(*vectorized_split_curve(x, y, sample_weight, criterion, n_classes, min_samples_leaf, min_weight_leaf))
 
 # %% ../nbs/03_incremental.ipynb #5dbdbb3e
 SPLIT_SEARCHES = {
@@ -290,7 +326,7 @@ def _prefix_absolute_errors(v, w, ranks, sorted_v):
     return out
 
 # %% ../nbs/03_incremental.ipynb #c40cdfb7
-def median_split_curve(x, y, sample_weight, criterion="absolute_error", n_classes=None, min_samples_leaf=1):
+def median_split_curve(x, y, sample_weight, criterion="absolute_error", n_classes=None, min_samples_leaf=1, min_weight_leaf=0.0):
     "Thresholds and $i(s)$ at every admissible cut of column `x` for absolute error, and the node's $i(t)$: the medians of both sides kept in O(log N) per step."
     crit = make_criterion(criterion, n_classes)
     if crit.sufficient_statistics:
@@ -306,10 +342,12 @@ def median_split_curve(x, y, sample_weight, criterion="absolute_error", n_classe
     right = _prefix_absolute_errors(v[::-1], ws[::-1], ranks[::-1], sorted_v)[::-1]   # row m: the other samples
     m, n = np.arange(1, len(xs)), len(xs)
     positive_left, n_positive = np.cumsum(ws > 0)[:-1], int((ws > 0).sum())
-    admissible = (xs[:-1] < xs[1:]) & admissible_cuts(m, n - m, positive_left, n_positive - positive_left, min_samples_leaf)
+    weight_left = np.cumsum(ws)[:-1]
+    admissible = (xs[:-1] < xs[1:]) & admissible_cuts(m, n - m, positive_left, n_positive - positive_left, min_samples_leaf,
+                                                      weight_left, ws.sum() - weight_left, min_weight_leaf)
     cuts, W = m[admissible], ws.sum()
     return midpoints(xs[cuts - 1], xs[cuts]), (left[cuts - 1] + right[cuts]) / W, right[0] / W
 
-def median_column_split(x, y, sample_weight, criterion="absolute_error", n_classes=None, min_samples_leaf=1):
+def median_column_split(x, y, sample_weight, criterion="absolute_error", n_classes=None, min_samples_leaf=1, min_weight_leaf=0.0):
     "Best `Split` of one column for absolute error by the median sweep: $O(N \\log N)$, the same split as the naive search."
-    return _best_of_curve(*median_split_curve(x, y, sample_weight, criterion, n_classes, min_samples_leaf))
+    return _best_of_curve(*median_split_curve(x, y, sample_weight, criterion, n_classes, min_samples_leaf, min_weight_leaf))

@@ -6,11 +6,14 @@ float32-exact data without ties, node for node once both trees are numbered in p
 builder numbers nodes in the order it creates them). Statistical agreement where they are random: `max_features` draws
 features as scikit-learn does (constant features count as drawn, but at least one non-constant one is searched), and
 forests of `max_features` or `splitter="random"` trees are as accurate on held-out data as scikit-learn's."""
+from functools import partial
+
 import numpy as np
 import pytest
 from sklearn import tree as sktree
 
-from climbing_trees.naive import Tree, grow_tree, preorder_numbers, tree_differences
+from climbing_trees.naive import Tree, best_split, grow_tree, naive_column_split, preorder_numbers, tree_differences
+from climbing_trees.categorical import column_searches
 from climbing_trees.criteria import SPLIT_SEARCHES
 from climbing_trees.levelwise import grow_best_first, grow_levelwise
 
@@ -100,7 +103,8 @@ def test_max_leaf_nodes_grows_sklearns_best_first_tree(criterion, weighted, max_
 
 WEIGHT_CASES = ([(c, weighted, fraction, leaves) for c in CRITERIA for weighted in (False, True)
                  for fraction, leaves in ((0.02, None), (0.1, None), (0.05, 12))]
-                + [("poisson", weighted, 0.05, leaves) for weighted in (False, True) for leaves in (None, 12)])
+                + [(c, weighted, 0.05, leaves) for c in ("poisson", "absolute_error") for weighted in (False, True)
+                   for leaves in (None, 12)])
 
 
 @pytest.mark.parametrize("criterion, weighted, fraction, max_leaf_nodes", WEIGHT_CASES)
@@ -216,8 +220,28 @@ def test_options_are_checked():
                          (dict(max_leaf_nodes=1), "max_leaf_nodes"), (dict(min_weight_leaf=-1.0), "min_weight_leaf")):
         with pytest.raises((ValueError, TypeError), match=message):
             grow(X, y, None, "gini", **bad)
-    for option in (dict(splitter="random"), dict(min_weight_leaf=1.0), dict(max_leaf_nodes=4)):
+    for option in (dict(splitter="random"), dict(max_leaf_nodes=4)):
         with pytest.raises(ValueError, match="algorithm='levelwise'"):
             grow_tree(X, y, "gini", n_classes=3, **option)
+    older = lambda x, y, w, criterion, n_classes=None, min_samples_leaf=1: None          # a search without the keyword
     with pytest.raises(ValueError, match="min_weight_leaf"):
-        grow_levelwise(np.column_stack([X[:, 0], np.arange(len(y)) % 3]), y, "gini", n_classes=3, categorical=[1], min_weight_leaf=2.0)
+        grow_levelwise(X, y, "gini", n_classes=3, node_searches={1: older}, min_weight_leaf=2.0)
+
+
+@pytest.mark.parametrize("criterion, weighted", [(c, weighted) for c in ("gini", "entropy", "squared_error", "absolute_error")
+                                                 for weighted in (False, True)])
+def test_min_weight_leaf_with_categorical_columns_is_the_brute_force_tree(criterion, weighted):
+    "Categorical columns (searched node by node) obey the weight rule: the depth-first tree of the brute-force searches."
+    rng = np.random.default_rng(11)
+    n = 120
+    X = np.column_stack([rng.integers(0, 5, n), rng.normal(size=n).round(1), rng.integers(0, 3, n)]).astype(float)
+    signal = np.array([0., 2, -1, 1, 3])[X[:, 0].astype(int)] + X[:, 1] - X[:, 2]
+    y = signal + rng.normal(size=n) if criterion in REGRESSORS else (signal + rng.normal(size=n) > 0.5).astype(int)
+    w = rng.uniform(0.5, 3.0, n) if weighted else np.ones(n)
+    n_classes = None if criterion in REGRESSORS else 2
+    categorical, min_weight_leaf = [0, 2], 0.08 * w.sum()
+    find = partial(best_split, column_search=column_searches(3, categorical, naive_column_split))
+    expected = grow_tree(X, y, criterion, w, n_classes, find_split=find, min_weight_leaf=min_weight_leaf)
+    grown = grow_levelwise(X, y, criterion, w, n_classes, categorical=categorical, min_weight_leaf=min_weight_leaf)
+    assert tree_differences(grown, expected) == []
+    assert grown.weighted_n_node_samples.min() >= min_weight_leaf and grown.categorical.any()

@@ -141,3 +141,29 @@ def test_levelwise_grows_the_depth_first_tree_for_the_other_criteria(problem, cr
     if max_leaf_nodes is not None:
         part = grow_levelwise(X, y, criterion, w, n_classes, min_samples_leaf=min_samples_leaf, max_leaf_nodes=max_leaf_nodes)
         assert part.n_leaves == min(max_leaf_nodes, grown.n_leaves) and same_splits_along_paths(part, grown)
+
+
+SEARCH_SETTINGS = {                                    # the search's size-dependent choices, forced on small problems
+    "one feature per block": dict(BLOCK_ELEMENTS=1),
+    "only the admissible cuts": dict(SPARSE_CUTS=1.0, SPARSE_MIN_POSITIONS=0),
+    "every position": dict(SPARSE_CUTS=0.0),
+    "class sums from 2 classes": dict(CLASS_SUMS_FROM=2),
+    "K columns always": dict(CLASS_SUMS_FROM=10 ** 9),
+}
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(problems(max_n=60), st.sampled_from(sorted(SEARCH_SETTINGS)), st.integers(1, 3), st.sampled_from([0.0, 0.0, 2.5]))
+def test_every_search_path_grows_the_vectorized_tree(problem, setting, min_samples_leaf, min_weight_leaf):
+    "Blocks, compressed cuts and class sums are chosen by size; forced on small data, each grows chapter 03's tree."
+    import climbing_trees.levelwise as levelwise
+    X, y, w, criterion, n_classes = problem
+    rules = dict(min_samples_leaf=min_samples_leaf, min_weight_leaf=min_weight_leaf)
+    expected = grow_tree(X, y, criterion, w, n_classes, find_split=SPLIT_SEARCHES["vectorized"], **rules)
+    saved = {name: getattr(levelwise, name) for name in SEARCH_SETTINGS[setting]}
+    try:
+        for name, value in SEARCH_SETTINGS[setting].items(): setattr(levelwise, name, value)
+        grown = grow_levelwise(X, y, criterion, w, n_classes, **rules)
+    finally:
+        for name, value in saved.items(): setattr(levelwise, name, value)
+    assert tree_differences(grown, expected) == []
