@@ -1,5 +1,5 @@
 # The two commands the README promises: `make book` and `make test`.
-# Both need Python 3.11+ (with venv), make and npm; `make test` also installs Chromium with apt-get
+# Both need Python 3.11+ (with venv), make and npm; `make test` also installs Chromium and R's rpart with apt-get
 # unless one is on the path. The first run creates .venv and installs the package and its tools.
 SHELL := /bin/bash
 PYTHON ?= python3
@@ -7,11 +7,12 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 BOOK := nbs/_build/html
-# MathJax for offline equations (npm, package.json) and Chromium for the browser tests (Debian)
+# MathJax for offline equations (npm, package.json), Chromium for the browser tests and R's rpart for the
+# rpart oracle tests (Debian packages)
 MATHJAX := node_modules/mathjax/es5/tex-chtml.js
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: setup export check-export test test-notebooks test-suites book book-html mathjax chromium tags readme clean
+.PHONY: setup export check-export test test-notebooks test-suites book book-html mathjax chromium rpart tags readme clean
 
 setup: $(STAMP)
 
@@ -48,7 +49,7 @@ test-suites: setup
 # The book build is the notebooks' test: every chapter runs once, from scratch, and a cell that raises
 # (a failing assertion included) fails book-html. The suites then check the configuration, the README
 # and the package's properties, and the browser test reads the book that book-html just built.
-test: check-export book-html chromium test-suites
+test: check-export book-html chromium rpart test-suites
 
 tags: setup
 	$(BIN)/python tools/nbtags.py nbs
@@ -82,6 +83,12 @@ chromium:
 	  echo "==> installing Chromium (Debian package) for the browser tests"; \
 	  $(SUDO) apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium >/dev/null; }
+
+rpart:
+	@command -v Rscript >/dev/null 2>&1 && Rscript -e 'library(rpart)' >/dev/null 2>&1 || { \
+	  echo "==> installing R and rpart (Debian packages r-base-core, r-cran-rpart) for the rpart oracle tests"; \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq r-base-core r-cran-rpart >/dev/null; }
 
 clean:
 	rm -rf nbs/_build _proc _docs .pytest_cache tests/screenshots
