@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import asdict, fields
 from functools import partial
 from math import ceil
+import warnings
 import numpy as np
 import pandas as pd
 from scipy.sparse import issparse
@@ -205,7 +206,8 @@ def _validate_training_data(self, X, y):
     else:
         validate_data(self, X, skip_check_array=True)          # column names and count only
         X, y = check_X_y(self.encoder_.transform(X), y, dtype=np.float64, y_numeric=self._numeric_target, estimator=self)
-    self.is_categorical_ = np.isin(np.arange(self.n_features_in_), [] if self.encoder_ is None else self.encoder_.categorical_)
+    self.is_categorical_ = np.zeros(self.n_features_in_, dtype=bool)
+    if self.encoder_ is not None: self.is_categorical_[self.encoder_.categorical_] = True
     self.n_outputs_ = 1
     return X, y
 
@@ -227,7 +229,7 @@ def _grow(self, X, y, w, n_classes):
     drawn = min(self.max_features_, X.shape[1])
     search = dict(max_features=None if drawn == X.shape[1] else drawn, splitter=self.splitter, random_state=seed)
     counts = w > 0                  # weight 0 = the row left out, as an integer weight = the row repeated
-    X, y, w = X[counts], y[counts], w[counts]
+    if not counts.all(): X, y, w = X[counts], y[counts], w[counts]    # a copy of X only when some row is left out
     categorical = np.flatnonzero(self.is_categorical_).tolist()
     grown = ALGORITHMS[self.algorithm](X, y, self.criterion, w, n_classes, categorical=categorical, **asdict(rules), **search)
     self._install(prune(grown, self.ccp_alpha) if self.ccp_alpha > 0 else grown)
@@ -274,6 +276,22 @@ def cost_complexity_pruning_path(self, X, y, sample_weight=None):
     return Bunch(ccp_alphas=path.ccp_alphas, impurities=path.impurities)
 
 # %% ../nbs/08_estimators.ipynb #d8e6f9f3
+_NOT_CLASSES = ("Maybe you are trying to fit a classifier, which expects discrete classes on a regression target "
+                "with continuous values.")
+
+def _class_codes(y):
+    "The classes of a `y` that `validate_data` made 1-D and finite, and each row's code; `check_classification_targets`'s checks, `y` not validated again."
+    if y.dtype.kind not in "biufU":                      # objects, bytes, dates: scikit-learn's full check
+        check_classification_targets(y)
+        return np.unique(y, return_inverse=True)
+    if y.dtype.kind == "f" and np.any(y != y.astype(np.int64)):
+        raise ValueError(f"Unknown label type: continuous. {_NOT_CLASSES}")
+    classes, codes = np.unique(y, return_inverse=True)
+    if len(classes) > 2 and len(y) > 20 and len(classes) > round(0.5 * len(y)):
+        warnings.warn("The number of unique classes is greater than 50% of the number of samples. `y` could represent a "
+                      "regression problem, not a classification problem.", UserWarning, stacklevel=3)
+    return classes, codes
+
 class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
     "A CART classification tree grown by one of the book's growers (`algorithm`), with scikit-learn's API."
     _criteria, _other_criteria, _other_estimator = CLASSIFIER_CRITERIA, REGRESSOR_CRITERIA, "DecisionTreeRegressor"
@@ -290,8 +308,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         "Grow the tree on `X` (array, sparse matrix or data frame) and labels `y` of any type; returns self."
         self._check_params()
         X, y = self._validate_training_data(X, y)
-        check_classification_targets(y)
-        self.classes_, codes = np.unique(y, return_inverse=True)
+        self.classes_, codes = _class_codes(y)
         self.n_classes_ = len(self.classes_)
         w = check_sample_weight(sample_weight, len(y))
         if self.class_weight is not None: w = w * compute_sample_weight(self.class_weight, y)

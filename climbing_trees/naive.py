@@ -12,12 +12,13 @@ from .impurity import (CLASS_IMPURITY, CLASSIFICATION_CRITERIA, REGRESSION_CRITE
                                      REGRESSION_VALUE, check_sample_weight, check_target, split_impurity)
 
 # %% auto #0
-__all__ = ['LEAF', 'UNDEFINED', 'TIE_TOLERANCE', 'FEATURE_THRESHOLD', 'ColumnSearch', 'SPLITTERS', 'Split', 'nodes_by_depth',
-           'Tree', 'preorder_numbers', 'TreeBuilder', 'kept_nodes', 'collapse', 'midpoints', 'candidate_thresholds',
-           'admissible_cuts', 'naive_split_curve', 'ties_with_best', 'first_best', 'node_summary', 'naive_column_split',
-           'constant_features', 'takes_min_weight_leaf', 'best_split', 'StoppingRules', 'check_tree_data',
-           'check_target_spread', 'check_growth', 'check_search_options', 'draw_features', 'grow_tree',
-           'tree_differences', 'split_rule', 'leaf_text', 'tree_text', 'subtree_end']
+__all__ = ['LEAF', 'UNDEFINED', 'SMALL_TREE', 'TIE_TOLERANCE', 'FEATURE_THRESHOLD', 'ColumnSearch', 'SPLITTERS', 'Split',
+           'nodes_by_depth', 'Tree', 'preorder_walk', 'preorder_by_depth', 'preorder_numbers', 'TreeBuilder',
+           'kept_nodes', 'collapse', 'midpoints', 'candidate_thresholds', 'admissible_cuts', 'naive_split_curve',
+           'ties_with_best', 'first_best', 'node_summary', 'naive_column_split', 'constant_features',
+           'takes_min_weight_leaf', 'best_split', 'StoppingRules', 'check_tree_data', 'check_target_spread',
+           'check_growth', 'check_search_options', 'draw_features', 'grow_tree', 'tree_differences', 'split_rule',
+           'leaf_text', 'tree_text', 'subtree_end']
 
 # %% ../nbs/02_naive_split.ipynb #5733845f
 @dataclass(frozen=True)
@@ -76,19 +77,36 @@ class Tree:
     def max_depth(self): return int(self.node_depth.max())
 
 # %% ../nbs/02_naive_split.ipynb #1b20851c
-def preorder_numbers(children_left, children_right):
+SMALL_TREE = 1000   # up to this many nodes a walk in Python is faster than numpy's passes over the depths (measured below)
+
+def preorder_walk(children_left, children_right):
+    "The pre-order number of every node (left subtree first) by walking the tree with a stack: one Python step per node."
+    left, right, visited, stack = children_left.tolist(), children_right.tolist(), [], [0]
+    while stack:
+        t = stack.pop()
+        visited.append(t)
+        if left[t] != LEAF: stack += [right[t], left[t]]
+    number = np.empty(len(left), dtype=np.intp)
+    number[visited] = np.arange(len(visited))
+    return number
+
+def preorder_by_depth(children_left, children_right):
     "The pre-order number of every node (left subtree first), one depth at a time: a left child follows its parent, a right child follows its sibling's subtree."
-    depths = nodes_by_depth(children_left, children_right)
+    splits = [nodes[children_left[nodes] != LEAF] for nodes in nodes_by_depth(children_left, children_right)]   # split nodes by depth
     size = np.ones(len(children_left), dtype=np.intp)              # nodes in each node's subtree
-    for nodes in reversed(depths):
-        inner = nodes[children_left[nodes] != LEAF]
+    for inner in reversed(splits):
         size[inner] = 1 + size[children_left[inner]] + size[children_right[inner]]
     number = np.zeros(len(children_left), dtype=np.intp)
-    for nodes in depths:
-        inner = nodes[children_left[nodes] != LEAF]
-        number[children_left[inner]] = number[inner] + 1
-        number[children_right[inner]] = number[inner] + 1 + size[children_left[inner]]
+    for inner in splits:
+        left = children_left[inner]
+        number[left] = number[inner] + 1
+        number[children_right[inner]] = number[left] + size[left]
     return number
+
+def preorder_numbers(children_left, children_right):
+    "The pre-order number of every node (left subtree first): walked for a small tree, one depth at a time for a large one."
+    number = preorder_walk if len(children_left) <= SMALL_TREE else preorder_by_depth
+    return number(children_left, children_right)
 
 class TreeBuilder:
     "Writes a `Tree` node by node or many nodes at once, parents before children, in any order; `build` numbers the nodes in pre-order."
@@ -122,12 +140,18 @@ class TreeBuilder:
 
     def build(self, n_levels=0):
         "The finished `Tree`, numbered in pre-order; `n_levels` widens the level tables (default: the largest code used + 1)."
-        parent, is_left, value, impurity, n_samples, weight = (np.concatenate(c) for c in zip(*self._nodes))
+        if not self._nodes: raise ValueError("a tree needs exactly one root, the first node added, with parent -1")
+        columns = list(zip(*self._nodes))           # each field's chunks, concatenated one at a time below
+        parent, is_left = np.concatenate(columns[0]), np.concatenate(columns[1])
         T = len(parent)
         children_left, children_right = np.full(T, LEAF, np.intp), np.full(T, LEAF, np.intp)
         child = np.flatnonzero(parent >= 0)
-        children_left[parent[child[is_left[child]]]] = child[is_left[child]]
-        children_right[parent[child[~is_left[child]]]] = child[~is_left[child]]
+        if T == 0 or parent[0] >= 0 or len(child) != T - 1:
+            raise ValueError("a tree needs exactly one root, the first node added, with parent -1")
+        on_left = is_left[child]
+        children_left[parent[child[on_left]]] = child[on_left]
+        children_right[parent[child[~on_left]]] = child[~on_left]
+        del parent, is_left, child, on_left              # large trees: free each temporary once it has served
         feature, threshold = np.full(T, UNDEFINED, np.intp), np.full(T, float(UNDEFINED))
         for nodes, f, tau in self._numeric: feature[nodes], threshold[nodes] = f, tau
         codes = [c for *_, left, right, _ in self._categorical for c in (*left, *right)]
@@ -137,14 +161,23 @@ class TreeBuilder:
         for t, f, left, right, default in self._categorical:
             feature[t], threshold[t], categorical[t], default_left[t] = f, np.nan, True, default
             left_levels[t, left], right_levels[t, right] = True, True
-        if ((feature == UNDEFINED) != (children_left == LEAF)).any():
+        leaf = children_left == LEAF
+        if ((feature == UNDEFINED) != leaf).any() or (leaf != (children_right == LEAF)).any():
             raise ValueError("every split node needs two children and every node with children a split")
         number = preorder_numbers(children_left, children_right)
-        order = np.argsort(number)                                        # old number of the node at each new number
-        renumber = lambda c: np.where(c == LEAF, LEAF, number[np.maximum(c, 0)])
-        return Tree(renumber(children_left)[order], renumber(children_right)[order], feature[order], threshold[order],
-                    categorical[order], left_levels[order], right_levels[order], default_left[order], value[order],
-                    impurity[order], n_samples[order], weight[order])
+        del children_left, leaf
+        order = np.empty(T, np.intp)
+        order[number] = np.arange(T)                     # old number of the node at each new number: the inverse permutation
+        right = children_right[order]
+        del children_right
+        split = right != LEAF
+        right[split] = number[right[split]]
+        left = np.where(split, np.arange(1, T + 1), LEAF)  # in pre-order a left child comes right after its parent
+        del number
+        rows = [a[order] for a in (feature, threshold, categorical, left_levels, right_levels, default_left)]
+        del feature, threshold, categorical, left_levels, right_levels, default_left
+        rows += [np.concatenate(chunks)[order] for chunks in columns[2:]]   # value, impurity, n_samples, weight
+        return Tree(left, right, *rows)
 
 # %% ../nbs/02_naive_split.ipynb #9dc6ab4c
 def kept_nodes(tree, cut):
