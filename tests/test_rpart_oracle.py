@@ -375,3 +375,66 @@ def test_rpart_missing_value_rules():
     majority = max(sent_left.sum(), (known & ~sent_left).sum()) / known.sum()
     np.testing.assert_allclose(cls.improve[s], agreement, rtol=1e-12)
     np.testing.assert_allclose(cls.adj[s], (agreement - majority) / (1 - majority), rtol=1e-12)
+
+
+# --- the specification of rpart's missing-value rules (tests/rpart_rules.md), re-implemented in numpy by
+# tests/rpart_reference.py, agrees with rpart itself on data with holes: the reference the missing-values chapter follows.
+
+REFERENCE_LEVELS = {2: 4, 4: 5}
+
+
+def holey_problem(seed, task, mixed, weighted, mechanism, rate=0.2, n=300, d=5):
+    "Correlated columns (so surrogates exist), two categorical ones if `mixed`, MCAR or MAR holes; 500 new rows with more."
+    rng = np.random.default_rng(seed)
+    X, X_new = rng.random((n, d)), rng.random((500, d))
+    for Z in (X, X_new): Z[:, 1] = Z[:, 0] * 0.7 + 0.3 * Z[:, 1]
+    categorical = tuple(REFERENCE_LEVELS) if mixed else ()
+    for j in categorical:
+        for Z in (X, X_new):
+            Z[:, j] = np.minimum((Z[:, 0] * REFERENCE_LEVELS[j] + rng.integers(-1, 2, len(Z))).clip(0), REFERENCE_LEVELS[j] - 1).astype(int)
+    signal = np.sin(3 * X[:, 0]) + X[:, 3] + 0.5 * (X[:, 2] % 2 if mixed else X[:, 2])
+    if task == "anova": y = signal + 0.3 * rng.normal(size=n)
+    else:
+        K = 2 if task == "class2" else 3
+        y = np.digitize(signal + 0.4 * rng.normal(size=n), np.quantile(signal, np.linspace(0, 1, K + 1)[1:-1]))
+    w = rng.uniform(0.5, 3, n) if weighted else None
+    for Z, r in ((X, rate), (X_new, 1.5 * rate)):
+        hole = rng.random(Z.shape) < r if mechanism == "MCAR" else rng.random(Z.shape) < 2 * r * Z[:, [3]]
+        if mechanism == "MAR": hole[:, 3] = False
+        Z[hole] = np.nan
+    return X, y, w, X_new, categorical
+
+
+def test_reference_rules_agree_with_rpart_on_holes():
+    import rpart_reference as reference
+    configs = [(seed, task, mixed, weighted, mechanism) for seed in (0, 1) for task in ("class2", "class3", "anova") for mixed in (False, True)
+               for weighted, mechanism in ((False, "MCAR"), (True, "MAR"))]
+    leaf, split, depth = 10, 25, 4
+    problems, fits = [], []
+    for seed, task, mixed, weighted, mechanism in configs:
+        X, y, w, X_new, categorical = holey_problem(seed, task, mixed, weighted, mechanism)
+        K = None if task == "anova" else int(y.max()) + 1
+        fits.append(RpartFit(X, y, "anova" if task == "anova" else "class", sample_weight=w, categorical=categorical,
+                             n_levels={j: REFERENCE_LEVELS[j] for j in categorical}, n_classes=K, new=(X, X_new),
+                             minsplit=split, minbucket=leaf, maxdepth=depth, maxsurrogate=5))
+        problems.append((X, y, w, X_new, categorical, task, K))
+    compared, surrogates = 0, 0
+    for config, (X, y, w, X_new, categorical, task, K), theirs in zip(configs, problems, fit_rpart_many(fits)):
+        n_levels = np.zeros(X.shape[1], int)
+        for j in categorical: n_levels[j] = REFERENCE_LEVELS[j]
+        reference.TIES.clear()
+        ours = reference.fit(X, y, "anova" if task == "anova" else "class", w, n_levels, split, leaf, depth, 5, K)
+        if reference.TIES: continue                    # rounding decides a near-tie in rpart: not a test of the rules
+        compared += 1
+        assert list(theirs.node) == ours["nodes"], config
+        for i, t in enumerate(theirs.node):
+            assert theirs.n[i] == ours["frame"][t]["n"], (config, t)
+            np.testing.assert_allclose(theirs.value[i], ours["frame"][t]["value"], atol=1e-9, err_msg=str(config))
+        assert len(theirs.improve) == len(ours["splits"]), config
+        for r, s in enumerate(ours["splits"]):
+            assert (theirs.splits_feature[r], theirs.splits_primary[r]) == (s["feature"], s["primary"]), (config, r)
+            np.testing.assert_allclose([theirs.improve[r], theirs.adj[r]], [s["improve"], s["adj"]], rtol=1e-9, atol=1e-12)
+            surrogates += not s["primary"]
+        for rows, predicted in zip((X, X_new), theirs.predictions):
+            np.testing.assert_allclose(reference.predict(ours, rows), predicted, atol=1e-9, err_msg=str(config))
+    assert compared >= 8 and surrogates >= 50, (compared, surrogates)     # the comparison really happened
