@@ -94,7 +94,9 @@ class Gini(ClassificationCriterion):
         return W - np.divide(_sum_over_classes(S, np.square), W, out=np.zeros_like(W, dtype=float), where=W > 0)
     def split_proxy(self, left, right):
         "$-\\sum_k L_k^2 / W_L - \\sum_k R_k^2 / W_R$: the weighted Gini impurity of the children less the node's weight."
-        return -(_sum_of_squares_over_weight(left, self.weight(left)) + _sum_of_squares_over_weight(right, self.weight(right)))
+        proxy = _sum_of_squares_over_weight(left, self.weight(left))
+        proxy += _sum_of_squares_over_weight(right, self.weight(right))   # in place: no third long array
+        return np.negative(proxy, out=proxy) if proxy.ndim else -proxy
     def proxy_constant(self, S): return self.weight(S)
     class_term = staticmethod(np.square)
     def weighted_impurity_of_sums(self, W, G):
@@ -103,7 +105,10 @@ class Gini(ClassificationCriterion):
 
 def _sum_of_squares_over_weight(S, W):
     "$\\sum_k c_k^2 / W$ (0 where the weight is 0)."
-    return np.divide(_sum_over_classes(S, np.square), W, out=np.zeros_like(W, dtype=float), where=W > 0)
+    total, positive = _sum_over_classes(S, np.square), W > 0
+    np.divide(total, W, out=total, where=positive)          # in place: no second long array
+    total[~positive] = 0.0
+    return total
 
 class Entropy(ClassificationCriterion):
     "Entropy (bits) from weighted class counts; weighted impurity `W log2 W - sum(c log2 c)`."

@@ -10,7 +10,8 @@ from itertools import count
 from typing import NamedTuple
 import numpy as np
 from .naive import (TreeBuilder, admissible_cuts, check_growth, check_search_options, constant_features,
-                                  draw_features, midpoints, node_summary, takes_min_weight_leaf, ties_with_best)
+                                  draw_features, midpoints, node_summary, takes_min_weight_leaf, ties_with_best,
+                                  TIE_TOLERANCE)
 from .criteria import Criterion, make_criterion, median_column_split
 from .categorical import column_searches
 
@@ -36,10 +37,11 @@ def segmented_cumsum(values, counts, out=None):
 
 # %% ../nbs/05_levelwise.ipynb #095ee747
 def segment_first_best(values, counts, scale):
-    "Per segment, along the last axis of `values`: the minimum and the first position that ties with it (chapter 02's `ties_with_best`, `scale` per segment)."
+    "Per segment, along the last axis of `values`: the minimum and the first position that ties with it (chapter 02's tie rule, `scale` per segment)."
     starts = segment_starts(counts)
     lowest = np.minimum.reduceat(values, starts, axis=-1)
-    qualifies = ties_with_best(values, np.repeat(lowest, counts, axis=-1), np.repeat(scale, counts))
+    bound = lowest + TIE_TOLERANCE * np.abs(scale)              # `ties_with_best`'s bound, once per segment: one long temporary
+    qualifies = values <= np.repeat(bound, counts, axis=-1)
     positions = np.where(qualifies, np.arange(values.shape[-1]), values.shape[-1])
     return lowest, np.minimum.reduceat(positions, starts, axis=-1)
 
@@ -72,8 +74,9 @@ def frontier_layout(counts, node_stats, criterion, searchable, min_samples_leaf=
                     totals=True, weights_are_one=False):
     "The `Frontier` of a depth with `counts` samples per node, node statistics (n_stats, F) and `searchable` nodes (`totals`: repeat the node statistics along the segments)."
     segment = np.repeat(np.arange(len(counts)), counts)
-    n_left = np.arange(1, len(segment) + 1) - segment_starts(counts)[segment]
-    n_right = counts[segment] - n_left
+    small = np.int32 if len(segment) < 2 ** 31 else np.intp               # as the orders: half the memory of intp
+    n_left = np.arange(1, len(segment) + 1, dtype=small) - segment_starts(counts).astype(small)[segment]
+    n_right = counts.astype(small)[segment] - n_left
     allowed = searchable[segment] & admissible_cuts(n_left, n_right, n_left, n_right, min_samples_leaf)
     S = node_stats.T
     return Frontier(counts, n_left, n_right, allowed, segment, node_stats[:criterion.proxy_statistics, segment] if totals else None,
@@ -114,6 +117,7 @@ def frontier_column_splits(x_sorted, stats_sorted, frontier, criterion, positive
                               criterion.weight(right), frontier.min_weight_leaf)
     with np.errstate(divide="ignore", invalid="ignore"):
         proxy = criterion.split_proxy(left, right)
+    del left, right                                                         # large nodes: free them before the tie rule's temporaries
     proxy[~ok] = np.inf
     scale = frontier.impurity * frontier.weight                             # the tie rule on W_t i(s): scale W_t i(t)
     if sparse: lowest, best_position = _first_best_of_cuts(proxy, cuts, n, frontier, scale, x_sorted.shape[:-1])
@@ -204,8 +208,9 @@ def partition_orders(orders, goes_left, counts, split, block=None, in_place=Fals
     right_start = np.repeat(child_starts[1::2][np.maximum(rank, 0)], counts)
     keep = np.repeat(split, counts)
     everything_kept = bool(keep.all())
-    position = np.arange(len(order0)) - np.repeat(starts, counts)
-    left_base, right_base = left_start - 1, right_start + position       # the same for every feature
+    left_start -= 1
+    right_start += np.arange(len(order0)) - np.repeat(starts, counts)    # + each sample's position in its segment
+    left_base, right_base = left_start, right_start                   # the same for every feature (in place: large nodes)
     block = block or orders.shape[0]
     new_orders = np.empty((orders.shape[0] if not in_place else min(block, orders.shape[0]), child_counts.sum()), dtype=orders.dtype)
     for lo in range(0, orders.shape[0], block):
@@ -434,7 +439,9 @@ def grow_levelwise(X, y, criterion="gini", sample_weight=None, n_classes=None, *
         orders, counts = growth.split(builder, ids, found, orders, counts, in_place=True)
         parents, is_left = np.repeat(ids[found.splits], 2), np.tile([True, False], int(found.splits.sum()))
         depth += 1
-    return builder.build(growth.n_levels)
+    n_levels = growth.n_levels
+    del growth, orders, found                  # free the orders and statistics before the tree's arrays are built
+    return builder.build(n_levels)
 
 # %% ../nbs/05_levelwise.ipynb #4f080c1d
 def _write_splits(builder, ids, found, X, orders):
