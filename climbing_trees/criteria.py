@@ -81,10 +81,12 @@ class ClassificationCriterion(Criterion):
     def impurity(self, S): return self.impurity_of_proportions(self.value(S))
 
 # %% ../nbs/03_incremental.ipynb #0f796a17
-def _xlog2x(a):
-    "`a * log2(a)` elementwise, with 0 log 0 = 0."
+def _xlogx(a, log=np.log):
+    "`a * log(a)` elementwise, with 0 log 0 = 0 (the natural logarithm unless `log` names another)."
     a = np.asarray(a, dtype=float)
-    return a * np.log2(np.where(a > 0, a, 1.0))
+    return a * log(np.where(a > 0, a, 1.0))
+
+def _xlog2x(a): return _xlogx(a, np.log2)
 
 class Gini(ClassificationCriterion):
     "Gini impurity from weighted class counts; weighted impurity `W - sum(c**2) / W`."
@@ -161,11 +163,6 @@ class SquaredError(Criterion):
         return np.maximum(S[..., 2] - S[..., 1] ** 2 / W, 0.0)
 
 # %% ../nbs/03_incremental.ipynb #2c39d288
-def _xlogx(a):
-    "`a * ln(a)` elementwise, with 0 ln 0 = 0."
-    a = np.asarray(a, dtype=float)
-    return a * np.log(np.where(a > 0, a, 1.0))
-
 class Poisson(Criterion):
     "Half Poisson deviance from $S_0 = \\sum w$, $S_1 = \\sum w u$, $S_2 = \\sum w u \\ln u$ of $u = y / s$, $s$ the node's weighted mean."
     scale = 1.0

@@ -10,6 +10,11 @@ EXTREME_SHIFTS = (0.0, 1e8)
 EXTREME_STEPS = (0.0, 1e8)
 
 
+
+def float32_exact(rng, shape):
+    "Uniform random numbers that float32 represents exactly, as float64 (so scikit-learn's float32 copy of X changes nothing)."
+    return rng.random(shape).astype(np.float32).astype(np.float64)
+
 def extreme_targets(y, X, scale=1.0, shift=0.0, step=0.0):
     "`y * scale + shift + step * group`, with group 1 for the rows whose first feature is above its median, else 0."
     group = X[:, 0] > np.median(X[:, 0])

@@ -16,13 +16,9 @@ from climbing_trees.naive import Tree, best_split, grow_tree, naive_column_split
 from climbing_trees.categorical import column_searches
 from climbing_trees.criteria import SPLIT_SEARCHES
 from climbing_trees.levelwise import grow_best_first, grow_levelwise
+from strategies import float32_exact
 
 SEEDS = range(3)            # scikit-learn's random_states that must all grow the same tree (no tie between features)
-
-
-def float32_exact(rng, shape):
-    "Uniform random numbers that float32 represents exactly, as float64."
-    return rng.random(shape).astype(np.float32).astype(np.float64)
 
 
 def problem(criterion, seed, weighted, n=400, d=4):

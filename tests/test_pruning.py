@@ -23,13 +23,9 @@ from sklearn import tree as sktree
 from climbing_trees.levelwise import grow_levelwise
 from climbing_trees.naive import TIE_TOLERANCE, Tree, tree_differences
 from climbing_trees.pruning import PruningPath, cost_complexity_path, effective_alphas, node_risk, prune, subtree_totals
+from strategies import float32_exact
 
 SEEDS = range(4)            # scikit-learn random_states that must all grow the same tree
-
-
-def float32_exact(rng, shape):
-    "Uniform random numbers that float32 represents exactly, as float64."
-    return rng.random(shape).astype(np.float32).astype(np.float64)
 
 
 def problem(criterion, seed, weighted, n):

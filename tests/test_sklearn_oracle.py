@@ -20,15 +20,11 @@ from sklearn.utils.class_weight import compute_sample_weight
 
 from climbing_trees.estimators import ALGORITHMS, DecisionTreeClassifier, DecisionTreeRegressor
 from climbing_trees.impurity import REGRESSION_CRITERIA
+from strategies import float32_exact
 
 SEEDS = range(6)            # scikit-learn's random_state values that must all grow the same tree
 CLASSIFICATION = ("gini", "entropy", "log_loss")
 REGRESSION = ("squared_error", "absolute_error", "poisson")
-
-
-def float32_exact(rng, shape):
-    "Uniform random numbers that float32 represents exactly, as float64."
-    return rng.random(shape).astype(np.float32).astype(np.float64)
 
 
 def problem(criterion, seed, weighted, n=600, d=5):
