@@ -7,7 +7,7 @@ __version__ = "0.1.0"
 __all__ = ['DecisionTreeClassifier', 'DecisionTreeRegressor', 'export_text', 'plot_tree']
 
 # %% ../nbs/index.ipynb #e3feac4b
-# the public API: the estimators (chapter 08) and the functions that read a fitted tree (chapter 06)
+# the public API: the estimators (chapter 09) and the functions that read a fitted tree (chapter 06)
 from .estimators import DecisionTreeClassifier, DecisionTreeRegressor
 from .inference import export_text, plot_tree
 

@@ -1,4 +1,4 @@
-"""Chapter 08's estimators as scikit-learn sees them: its whole `check_estimator` suite, and the
+"""Chapter 09's estimators as scikit-learn sees them: its whole `check_estimator` suite, and the
 tools that rely on the conventions (Pipeline, GridSearchCV, cross_val_score, clone, pickle);
 then data frames with categorical columns, the choice of algorithm, the fitted `Tree` that every
 grower writes, and pruning with chapter 07's `prune`."""

@@ -1,4 +1,4 @@
-"""Chapter 07 (pruning) against scikit-learn, and its edge cases; then chapter 08's cross-validation of alpha.
+"""Chapter 07 (pruning) against scikit-learn, and its edge cases; then chapter 09's cross-validation of alpha.
 
 scikit-learn is the oracle for the weakest-link path. Its path lists one alpha per cut node (a tie
 between two links shows as the same alpha twice), ours one entry per distinct alpha (all tied links
@@ -14,7 +14,7 @@ tiny min_impurity_decrease, so that neither library splits a pure node whose wei
 rounding noise (about 1e-15).
 
 Our trees are grown by chapter 05's level-wise grower and pruned by chapter 07's functions directly;
-the last sections go through chapter 08's estimators (imported inside the tests that need them).
+the last sections go through chapter 09's estimators (imported inside the tests that need them).
 """
 import numpy as np
 import pytest
@@ -223,7 +223,7 @@ def test_not_a_tree_is_rejected():
 
 
 def test_what_the_estimators_call():
-    "Chapter 08's estimators call prune(tree, ccp_alpha) and read ccp_alphas and impurities of cost_complexity_path(tree)."
+    "Chapter 09's estimators call prune(tree, ccp_alpha) and read ccp_alphas and impurities of cost_complexity_path(tree)."
     tree = hand_tree()
     path = cost_complexity_path(tree)
     np.testing.assert_allclose(path.ccp_alphas, [0, 3 / 35, 54 / 175], rtol=1e-12)
@@ -245,7 +245,7 @@ def test_path_is_monotone_and_nested_on_random_trees():
             assert prune(tree, a).n_leaves == n
 
 
-# ---- through chapter 08's estimators: ccp_alpha and cost_complexity_pruning_path call chapter 07
+# ---- through chapter 09's estimators: ccp_alpha and cost_complexity_pruning_path call chapter 07
 
 def test_estimators_prune_as_prune_does(shared):
     from climbing_trees.estimators import DecisionTreeClassifier, DecisionTreeRegressor
@@ -273,7 +273,7 @@ def test_estimators_ccp_alpha_zero_and_bad_values():
             DecisionTreeClassifier(ccp_alpha=alpha).fit(X_HAND, Y_HAND)
 
 
-# ---- choosing alpha (chapter 08: cv_alpha_table and one_standard_error_alpha live with the estimators)
+# ---- choosing alpha (chapter 09: cv_alpha_table and one_standard_error_alpha live with the estimators)
 
 def test_one_standard_error_alpha():
     import pandas as pd
