@@ -67,6 +67,10 @@ def regression(n, d, seed=0): return _latent(n, d, seed)
 def heavy_ties(n, d, seed=0):
     X, y = binary(n, d, seed)
     return np.floor(ndtr(X) * 100), y                               # each feature takes 100 equally likely values
+def binary_missing(n, d, seed=0):
+    X, y = binary(n, d, seed)
+    X[np.random.default_rng(seed + 100).random(X.shape) < 0.2] = np.nan   # a fifth of the values missing, at random
+    return X, y
 def many_classes(n, d, k, seed=0):
     rng = np.random.default_rng(seed)
     return rng.normal(size=(n, d)), rng.integers(0, k, n)            # uniformly random labels
@@ -74,7 +78,7 @@ def toy(name, seed=0):
     data = {"iris": load_iris, "breast cancer": load_breast_cancer, "diabetes": load_diabetes}[name]()
     return data.data, data.target
 
-MAKERS = {f.__name__: f for f in (binary, five_classes, regression, heavy_ties, many_classes, toy)}
+MAKERS = {f.__name__: f for f in (binary, five_classes, regression, heavy_ties, binary_missing, many_classes, toy)}
 
 def make_data(case):
     "Training X, y, sample weights (or None) and the rows to predict."
@@ -97,6 +101,7 @@ def cases(quick):
              ("regression, full depth", ("regression", (n, 10)), "regression", {}, False),
              ("integer sample weights 1-3", ("binary", (n, 10)), "classification", {}, True),
              ("heavy ties (100 values a feature)", ("heavy_ties", (n, 10)), "classification", {}, False),
+             ("binary, 20% missing values (NaN)", ("binary_missing", (n, 10)), "classification", {}, False),
              ("binary, max_depth 8", ("binary", (n, 10)), "classification", {"max_depth": 8}, False),
              ("regression, max_depth 8", ("regression", (n, 10)), "regression", {"max_depth": 8}, False)]
     out = [Case(name, "large", make, task, params, weighted) for name, make, task, params, weighted in large]

@@ -13,33 +13,38 @@ from .impurity import weighted_absolute_deviation, weighted_median
 from .criteria import ClassificationCriterion, Criterion, Poisson, make_criterion
 
 # %% auto #0
-__all__ = ['EXHAUSTIVE_MAX_LEVELS', 'MULTICLASS_EXHAUSTIVE_LEVELS', 'LevelStatistics', 'level_codes', 'level_statistics',
-           'CategoricalSplit', 'make_categorical_split', 'exhaustive_split_curve', 'best_exhaustive_split',
-           'exhaustive_categorical_split', 'one_vs_rest_split', 'response_order', 'prefix_split_curve',
-           'best_prefix_split', 'best_ordered_split', 'ordered_categorical_split', 'principal_component_order',
-           'principal_component_split', 'categorical_column_split', 'column_searches', 'CategoryEncoder']
+__all__ = ['MISSING_LEVEL', 'EXHAUSTIVE_MAX_LEVELS', 'MULTICLASS_EXHAUSTIVE_LEVELS', 'LevelStatistics', 'level_codes',
+           'level_statistics', 'CategoricalSplit', 'make_categorical_split', 'exhaustive_split_curve',
+           'best_exhaustive_split', 'exhaustive_categorical_split', 'one_vs_rest_split', 'response_order',
+           'prefix_split_curve', 'best_prefix_split', 'best_ordered_split', 'ordered_categorical_split',
+           'principal_component_order', 'principal_component_split', 'categorical_column_split', 'column_searches',
+           'CategoryEncoder']
 
 # %% ../nbs/04_categorical.ipynb #c9dc9fa5
+MISSING_LEVEL = np.iinfo(np.intp).max   # the code of a node's missing rows (NaN): after every real code, never stored in a split
+
 class LevelStatistics(NamedTuple):
-    "The levels of one categorical column at a node: codes with positive weight (increasing), their summed statistics and sample counts."
-    codes: np.ndarray          # (k,) level codes with some positive weight, increasing
+    "The levels of one categorical column at a node: codes with positive weight (increasing; `MISSING_LEVEL` last), their summed statistics and sample counts."
+    codes: np.ndarray          # (k,) level codes with some positive weight, increasing; the missing rows, if any, are the last
     S: np.ndarray              # (k, n_stats) sum of the criterion's per-sample statistics over each level
     counts: np.ndarray         # (k,) number of samples of each level, unweighted (for min_samples_leaf)
-    n_weightless: int          # samples of levels whose total weight is zero: they follow the heavier child
+    n_weightless: int          # samples of levels whose total weight is zero: they follow the split's default side
     criterion: Criterion
     samples: tuple | None = None   # (level index, -1 for a weightless level; y; w) when the criterion has no sufficient statistics
 
 def level_codes(x):
-    "Column `x` as integer level codes, or a ValueError if it holds anything but non-negative integers."
+    "Column `x` as integer level codes, NaN (missing) as `MISSING_LEVEL`; a ValueError if it holds anything else but non-negative integers."
     x = np.asarray(x, dtype=float)
     if x.ndim != 1: raise ValueError(f"a categorical column must be 1-D, got shape {x.shape}")
-    if not (np.isfinite(x).all() and (x >= 0).all() and (x == np.floor(x)).all()):
-        bad = x[~(np.isfinite(x) & (x >= 0) & (x == np.floor(x)))][0]
-        raise ValueError(f"a categorical column must hold level codes 0, 1, 2, ... (CategoryEncoder makes them); found {bad!r}")
-    return x.astype(np.intp)
+    missing = np.isnan(x)
+    valid = missing | (np.isfinite(x) & (x >= 0) & (x == np.floor(x)))
+    if not valid.all():
+        raise ValueError(f"a categorical column must hold level codes 0, 1, 2, ... (CategoryEncoder makes them) or NaN for a "
+                         f"missing value; found {x[~valid][0]!r}")
+    return np.where(missing, MISSING_LEVEL, np.where(missing, 0.0, x).astype(np.intp))
 
 def level_statistics(x, y, sample_weight, criterion, n_classes=None):
-    "Per-level sufficient statistics of the categorical column `x` at a node: one pass over the samples."
+    "Per-level sufficient statistics of the categorical column `x` at a node, its missing rows as one more level: one pass over the samples."
     crit = make_criterion(criterion, n_classes)
     codes = level_codes(x)
     w = np.ones(len(codes)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
@@ -58,7 +63,7 @@ def level_statistics(x, y, sample_weight, criterion, n_classes=None):
 # %% ../nbs/04_categorical.ipynb #ed548db8
 @dataclass(frozen=True)
 class CategoricalSplit:
-    "A categorical rule: level codes in `left_levels` go left, those in `right_levels` go right; any other code (a level this node never saw, e.g. -1 for a level unseen in training) goes to the heavier child."
+    "A categorical rule: level codes in `left_levels` go left, those in `right_levels` go right; any other value (NaN, a level this node never saw, -1 for a level unseen in training) goes left if `default_left`."
     feature: int | None
     left_levels: frozenset
     right_levels: frozenset
@@ -66,7 +71,7 @@ class CategoricalSplit:
     default_left: bool
 
     def goes_left(self, X):
-        "Boolean mask of the rows of `X` sent left; codes are compared as integers, unknown codes (and -1) follow `default_left`."
+        "Boolean mask of the rows of `X` sent left; codes are compared as integers, NaN and codes in neither set (-1 among them) follow `default_left`."
         codes = np.asarray(X, dtype=float)[:, self.feature]
         left, right = np.isin(codes, list(self.left_levels)), np.isin(codes, list(self.right_levels))
         return left | (~right & self.default_left)
@@ -77,15 +82,21 @@ def _left_is_heavier(w_left, w_right, left_has_first):
     tie = np.abs(w_left - w_right) <= 1e-12 * (w_left + w_right)
     return np.where(tie, left_has_first, w_left > w_right)
 
+def _default_left(levels: LevelStatistics, M, w_left, w_right):
+    "For each row of boolean `M` (the levels sent left): whether the rows no level set names go left, i.e. the missing level's side if the node has missing rows of positive weight, else the heavier side."
+    M = np.asarray(M, dtype=bool)
+    if levels.codes[-1] == MISSING_LEVEL: return M[..., -1]
+    return _left_is_heavier(w_left, w_right, M[..., 0])
+
 def make_categorical_split(levels: LevelStatistics, left_mask, impurity):
-    "The `CategoricalSplit` sending `levels.codes[left_mask]` left, with the smallest code on the left side."
+    "The `CategoricalSplit` sending `levels.codes[left_mask]` left, with the smallest code on the left side; the missing level is stored as `default_left`."
     left_mask = np.asarray(left_mask, dtype=bool)
     if not left_mask[0]: left_mask = ~left_mask
-    weight = levels.criterion.weight
+    weight, real = levels.criterion.weight, levels.codes != MISSING_LEVEL
     w_left, w_right = weight(levels.S[left_mask].sum(axis=0)), weight(levels.S[~left_mask].sum(axis=0))
-    return CategoricalSplit(None, frozenset(int(c) for c in levels.codes[left_mask]),
-                            frozenset(int(c) for c in levels.codes[~left_mask]), float(impurity),
-                            bool(_left_is_heavier(w_left, w_right, True)))
+    return CategoricalSplit(None, frozenset(int(c) for c in levels.codes[left_mask & real]),
+                            frozenset(int(c) for c in levels.codes[~left_mask & real]), float(impurity),
+                            bool(_default_left(levels, left_mask, w_left, w_right)))
 
 # %% ../nbs/04_categorical.ipynb #d3c05b79
 def _partition_masks(k, start, stop):
@@ -94,12 +105,11 @@ def _partition_masks(k, start, stop):
     bits = ((number[:, None] >> np.arange(k - 1)) & 1).astype(bool)
     return np.column_stack([np.ones(len(number), dtype=bool), bits])
 
-def _sides_admissible(levels: LevelStatistics, n_left, n_right, levels_left, levels_right, w_left, w_right, min_samples_leaf,
-                      left_has_first, min_weight_leaf=0.0):
-    "Chapter 02's `admissible_cuts` for candidate partitions: samples counted with the weightless levels on the heavier side, levels (all of positive weight) as the positive counts."
-    heavier_left = _left_is_heavier(w_left, w_right, left_has_first)
-    return admissible_cuts(n_left + levels.n_weightless * heavier_left, n_right + levels.n_weightless * ~heavier_left,
-                           levels_left, levels_right, min_samples_leaf, w_left, w_right, min_weight_leaf)
+def _sides_admissible(levels: LevelStatistics, M, n_left, n_right, w_left, w_right, min_samples_leaf, min_weight_leaf=0.0):
+    "Chapter 02's `admissible_cuts` for the partitions in the rows of boolean `M` (the levels sent left): samples counted with the weightless levels on the default side, levels (all of positive weight) as the positive counts."
+    default_left, levels_left = _default_left(levels, M, w_left, w_right), M.sum(axis=1)
+    return admissible_cuts(n_left + levels.n_weightless * default_left, n_right + levels.n_weightless * ~default_left,
+                           levels_left, M.shape[1] - levels_left, min_samples_leaf, w_left, w_right, min_weight_leaf)
 
 def _node_impurity(levels: LevelStatistics):
     "The node's $i(t)$: from the summed statistics, or from the samples for a criterion without sufficient statistics."
@@ -137,8 +147,8 @@ def exhaustive_split_curve(levels: LevelStatistics, min_samples_leaf=1, block=1 
     for start in range(0, n_partitions, block):
         M = _partition_masks(k, start, min(start + block, n_partitions))
         left, right = M.astype(float) @ levels.S, (~M).astype(float) @ levels.S
-        ok = _sides_admissible(levels, M @ levels.counts, ~M @ levels.counts, M.sum(axis=1), (~M).sum(axis=1),
-                               crit.weight(left), crit.weight(right), min_samples_leaf, True, min_weight_leaf)   # level 0: left
+        ok = _sides_admissible(levels, M, M @ levels.counts, ~M @ levels.counts, crit.weight(left), crit.weight(right),
+                               min_samples_leaf, min_weight_leaf)
         values[start:start + len(M)][ok] = _split_values(levels, M[ok], left[ok], right[ok])
     return values, _node_impurity(levels)
 
@@ -165,9 +175,8 @@ def one_vs_rest_split(x, y, sample_weight, criterion, n_classes=None, min_sample
     before = np.vstack([np.zeros_like(S[:1]), np.cumsum(S, axis=0)[:-1]])
     after = np.vstack([np.cumsum(S[::-1], axis=0)[::-1][1:], np.zeros_like(S[:1])])
     rest, n_rest = before + after, levels.counts.sum() - levels.counts
-    ok = _sides_admissible(levels, levels.counts, n_rest, np.ones(k), np.full(k, k - 1), crit.weight(S), crit.weight(rest),
-                           min_samples_leaf, np.arange(k) == 0, min_weight_leaf)
-    single = np.eye(k, dtype=bool)
+    single = np.eye(k, dtype=bool)                      # row j: level j alone on the left
+    ok = _sides_admissible(levels, single, levels.counts, n_rest, crit.weight(S), crit.weight(rest), min_samples_leaf, min_weight_leaf)
     values = np.full(k, np.inf)
     values[ok] = _split_values(levels, single[ok], S[ok], rest[ok])
     candidates = np.flatnonzero(np.isfinite(values))
@@ -196,12 +205,10 @@ def prefix_split_curve(levels: LevelStatistics, order, min_samples_leaf=1, min_w
     left, right = np.cumsum(S, axis=0)[:-1], np.cumsum(S[::-1], axis=0)[::-1][1:]
     n_left, n_right = np.cumsum(counts)[:-1], np.cumsum(counts[::-1])[::-1][1:]
     sizes = np.arange(1, len(order))
-    first_goes_left = sizes > np.flatnonzero(order == 0)[0]           # the prefix holds level 0, the smallest code
-    ok = _sides_admissible(levels, n_left, n_right, sizes, len(order) - sizes, crit.weight(left), crit.weight(right),
-                           min_samples_leaf, first_goes_left, min_weight_leaf)
     rank = np.empty(len(order), dtype=np.intp); rank[order] = np.arange(len(order))
-    M = rank[None, :] < sizes[ok][:, None]                            # row: the levels of that prefix
-    values = _split_values(levels, M, left[ok], right[ok])
+    M = rank[None, :] < sizes[:, None]                                # row: the levels of that prefix
+    ok = _sides_admissible(levels, M, n_left, n_right, crit.weight(left), crit.weight(right), min_samples_leaf, min_weight_leaf)
+    values = _split_values(levels, M[ok], left[ok], right[ok])
     finite = np.isfinite(values)
     return sizes[ok][finite], values[finite]
 
@@ -284,18 +291,24 @@ def _columns_of(X):
     if array.ndim != 2: raise ValueError(f"X must be 2-D (samples x features), got {array.ndim}-D")
     return [array[:, j] for j in range(array.shape[1])], None
 
+def _is_missing(values):
+    "Which entries of `values` are missing: NaN, None or pandas' NA."
+    return pd.isna(np.asarray(values, dtype=object))
+
 def _looks_categorical(column):
-    "Automatic detection: category, object, string or bool dtype; in an object array, a column with any non-number."
+    "Automatic detection: category, object, string or bool dtype; in an object array, a column with a value that is neither a number nor missing."
     if isinstance(column, pd.Series):
         dtype = column.dtype
         return (isinstance(dtype, pd.CategoricalDtype) or pd.api.types.is_object_dtype(dtype)
                 or pd.api.types.is_string_dtype(dtype) or pd.api.types.is_bool_dtype(dtype))
     if column.dtype != object: return False
-    return not all(isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_)) for v in column)
+    numbers = [isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_)) for v in column]
+    return not (np.array(numbers, dtype=bool) | _is_missing(column)).all()
 
 def _sorted_levels(values):
-    "The distinct values, sorted; values of mixed types are sorted by type name, then text."
-    distinct = list(pd.unique(np.asarray(values, dtype=object)))
+    "The distinct values that are not missing, sorted; values of mixed types are sorted by type name, then text."
+    values = np.asarray(values, dtype=object)
+    distinct = list(pd.unique(values[~_is_missing(values)]))
     try: distinct = sorted(distinct)
     except TypeError: distinct = sorted(distinct, key=lambda v: (type(v).__name__, str(v)))
     return np.array(distinct, dtype=object)
@@ -349,7 +362,6 @@ class CategoryEncoder:
         self.categorical_ = self._chosen_columns(columns, names)
         self.levels_ = {}
         for j in self.categorical_:
-            self._check_complete(columns[j], j)
             column = columns[j]
             if isinstance(column, pd.Series) and isinstance(column.dtype, pd.CategoricalDtype):
                 self.levels_[j] = np.asarray(column.cat.categories, dtype=object)
@@ -357,24 +369,20 @@ class CategoryEncoder:
         for j in set(range(len(columns))) - set(self.categorical_): self._numeric(columns[j], j)
         return self
 
-    def _check_complete(self, column, j):
-        "A ValueError naming categorical column `j` if it holds NaN or None."
-        missing = int(pd.isna(np.asarray(column, dtype=object)).sum())
-        if missing: raise ValueError(f"categorical column {self._name(j)} has {missing} missing values (NaN/None); "
-                                     "missing values are not supported: fill them, e.g. with a level 'missing'")
-
     def _numeric(self, column, j):
         "Column `j` as floats, or an error that suggests declaring it categorical."
         try:
             if isinstance(column, pd.Series): return column.to_numpy(dtype=float, na_value=np.nan)
-            return np.asarray(column, dtype=float)
+            column = np.asarray(column)
+            if column.dtype == object: column = np.where(_is_missing(column), np.nan, column)   # None, pandas' NA: NaN
+            return column.astype(float)
         except (TypeError, ValueError):
             example = next((v for v in np.asarray(column, dtype=object) if not isinstance(v, (int, float, np.number))), None)
             raise ValueError(f"column {self._name(j)} is treated as numeric but holds {example!r}; "
                              f"list it in categorical_features to treat it as categorical") from None
 
     def transform(self, X):
-        "`X` as a float array: numeric columns as they are, categorical ones as codes 0..k-1, levels unseen by fit as -1."
+        "`X` as a float array: numeric columns as they are, categorical ones as codes 0..k-1, levels unseen by fit as -1, missing values as NaN."
         if not hasattr(self, "levels_"): raise ValueError("this CategoryEncoder is not fitted yet: call fit(X) first")
         columns, names = _columns_of(X)
         if len(columns) != self.n_features_in_:
@@ -384,8 +392,9 @@ class CategoryEncoder:
         encoded = np.empty((len(columns[0]) if columns else 0, len(columns)))
         for j, column in enumerate(columns):
             if j in self.levels_:
-                self._check_complete(column, j)
-                encoded[:, j] = pd.Index(self.levels_[j]).get_indexer(np.asarray(column, dtype=object))
+                values = np.asarray(column, dtype=object)
+                encoded[:, j] = pd.Index(self.levels_[j]).get_indexer(values)
+                encoded[_is_missing(values), j] = np.nan
             else: encoded[:, j] = self._numeric(column, j)
         return encoded
 

@@ -12,7 +12,7 @@ from .naive import Split, admissible_cuts, best_split, first_best, midpoints, na
 
 # %% auto #0
 __all__ = ['SPLIT_SEARCHES', 'Criterion', 'ClassificationCriterion', 'Gini', 'Entropy', 'SquaredError', 'Poisson',
-           'AbsoluteError', 'make_criterion', 'sorted_statistics', 'incremental_split_curve',
+           'AbsoluteError', 'make_criterion', 'check_no_missing', 'sorted_statistics', 'incremental_split_curve',
            'incremental_column_split', 'vectorized_split_curve', 'vectorized_column_split', 'median_split_curve',
            'median_column_split']
 
@@ -217,6 +217,11 @@ def make_criterion(criterion, n_classes=None):
     return ClassificationCriterion(CLASS_IMPURITY[criterion], n_classes)
 
 # %% ../nbs/03_incremental.ipynb #a3a2d21a
+def check_no_missing(x, search):
+    "Refuse a column holding missing values (NaN) for a `search` (its name) that does not implement them, naming the remedies."
+    if np.isnan(np.asarray(x, dtype=float)).any():
+        raise ValueError(f"{search} does not handle missing values (NaN); grow with algorithm='levelwise' or 'naive', or impute X")
+
 def sorted_statistics(x, y, sample_weight, criterion, n_classes=None):
     "The criterion object, and the values, weights and per-sample statistics of a column's samples sorted by value."
     crit = make_criterion(criterion, n_classes)
@@ -227,6 +232,7 @@ def sorted_statistics(x, y, sample_weight, criterion, n_classes=None):
 # %% ../nbs/03_incremental.ipynb #7f5b25ba
 def incremental_split_curve(x, y, sample_weight, criterion, n_classes=None, min_samples_leaf=1, min_weight_leaf=0.0):
     "Thresholds and $i(s)$ at every admissible cut of column `x`, and the node's $i(t)$: one sort, then one sweep with $O(1)$ updates."
+    check_no_missing(x, "the incremental search")
     crit = make_criterion(criterion, n_classes)
     if not crit.sufficient_statistics: return median_split_curve(x, y, sample_weight, crit, n_classes, min_samples_leaf, min_weight_leaf)
     crit, xs, ws, per_sample = sorted_statistics(x, y, sample_weight, crit, n_classes)
@@ -261,6 +267,7 @@ def incremental_column_split(x, y, sample_weight, criterion, n_classes=None, min
 # %% ../nbs/03_incremental.ipynb #602a3ffb
 def vectorized_split_curve(x, y, sample_weight, criterion, n_classes=None, min_samples_leaf=1, min_weight_leaf=0.0):
     "Thresholds and $i(s)$ at every admissible cut of column `x`, and the node's $i(t)$, as prefix and suffix sums of the sorted statistics."
+    check_no_missing(x, "the vectorized search")
     crit = make_criterion(criterion, n_classes)
     if not crit.sufficient_statistics: return median_split_curve(x, y, sample_weight, crit, n_classes, min_samples_leaf, min_weight_leaf)
     crit, xs, ws, per_sample = sorted_statistics(x, y, sample_weight, crit, n_classes)
@@ -310,9 +317,9 @@ class _PrefixSums:
         return rank, w, wy
 
 def _prefix_absolute_errors(v, w, ranks, sorted_v):
-    "For every prefix of the samples in the given order, the deviation sum sum_i w_i |v_i - m| around the prefix's weighted median m."
-    n = len(v)
-    tree, weight_at, out = _PrefixSums(n), [0.0] * n, np.zeros(n)
+    "For every prefix of the samples in the given order, the deviation sum sum_i w_i |v_i - m| around the prefix's weighted median m (`ranks` into `sorted_v`, which may hold more samples)."
+    n = len(sorted_v)
+    tree, weight_at, out = _PrefixSums(n), [0.0] * n, np.zeros(len(v))
     W = WY = 0.0
     for p, (v_p, w_p, r) in enumerate(zip(v.tolist(), w.tolist(), ranks.tolist())):
         if w_p > 0:                                               # a weightless sample changes no median and no deviation
@@ -328,8 +335,9 @@ def _prefix_absolute_errors(v, w, ranks, sorted_v):
     return out
 
 # %% ../nbs/03_incremental.ipynb #c40cdfb7
-def median_split_curve(x, y, sample_weight, criterion="absolute_error", n_classes=None, min_samples_leaf=1, min_weight_leaf=0.0):
-    "Thresholds and $i(s)$ at every admissible cut of column `x` for absolute error, and the node's $i(t)$: the medians of both sides kept in O(log N) per step."
+def median_split_curve(x, y, sample_weight, criterion="absolute_error", n_classes=None, min_samples_leaf=1, min_weight_leaf=0.0,
+                       missing_left=False):
+    "Thresholds and $i(s)$ at every admissible cut of column `x` for absolute error, and the node's $i(t)$: the medians of both sides kept in O(log N) per step; missing values (NaN) go left if `missing_left`, else right, where a last cut `inf` separates known from missing (chapter 2's two passes)."
     crit = make_criterion(criterion, n_classes)
     if crit.sufficient_statistics:
         raise ValueError(f"median_split_curve searches absolute error; {type(crit).__name__} has sufficient statistics: "
@@ -340,16 +348,33 @@ def median_split_curve(x, y, sample_weight, criterion="absolute_error", n_classe
     by_target = np.argsort(v, kind="stable")
     ranks = np.empty(len(v), dtype=np.intp); ranks[by_target] = np.arange(len(v))
     sorted_v = v[by_target].tolist()
-    left = _prefix_absolute_errors(v, ws, ranks, sorted_v)                       # row m-1: the m smallest x
-    right = _prefix_absolute_errors(v[::-1], ws[::-1], ranks[::-1], sorted_v)[::-1]   # row m: the other samples
-    m, n = np.arange(1, len(xs)), len(xs)
-    positive_left, n_positive = np.cumsum(ws > 0)[:-1], int((ws > 0).sum())
-    weight_left = np.cumsum(ws)[:-1]
-    admissible = (xs[:-1] < xs[1:]) & admissible_cuts(m, n - m, positive_left, n_positive - positive_left, min_samples_leaf,
-                                                      weight_left, ws.sum() - weight_left, min_weight_leaf)
-    cuts, W = m[admissible], ws.sum()
-    return midpoints(xs[cuts - 1], xs[cuts]), (left[cuts - 1] + right[cuts]) / W, right[0] / W
+    n, k = len(xs), int((~np.isnan(xs)).sum())                  # NaN sort last: the k known values come first
+    on_left, on_right = (n - k, 0) if missing_left else (0, n - k)   # missing rows read first by the pass of their side
+    missing_rows, known = np.arange(k, n), np.arange(k)
+    forward = np.r_[missing_rows[:on_left], known]                # the left sides: missing (if left), then the smallest x
+    backward = np.r_[missing_rows[:on_right], known[::-1]]        # the right sides: missing (if right), then the largest x
+    left = _prefix_absolute_errors(v[forward], ws[forward], ranks[forward], sorted_v)
+    right = _prefix_absolute_errors(v[backward], ws[backward], ranks[backward], sorted_v)
+    m = np.arange(1, k + (on_right > 0))                          # known values on the left: a cut between two, or known | missing
+    n_left = m + on_left
+    positive, W = ws > 0, ws.sum()
+    positive_left = np.cumsum(positive[:k])[m - 1] + positive[k:].sum() * (on_left > 0)
+    weight_left = np.cumsum(ws[:k])[m - 1] + ws[k:].sum() * (on_left > 0)
+    upper = np.r_[xs[1:k], np.inf][:len(m)]                       # the next known value; none after the last
+    admissible = (xs[m - 1] < upper) & admissible_cuts(n_left, n - n_left, positive_left, positive.sum() - positive_left,
+                                                       min_samples_leaf, weight_left, W - weight_left, min_weight_leaf)
+    cuts = m[admissible]
+    thresholds = np.where(cuts < k, midpoints(xs[cuts - 1], upper[cuts - 1]), np.inf)
+    node = (left if missing_left else right)[-1] / W              # the pass that reads every row
+    return thresholds, (left[on_left + cuts - 1] + right[on_right + k - cuts - 1]) / W, node
 
 def median_column_split(x, y, sample_weight, criterion="absolute_error", n_classes=None, min_samples_leaf=1, min_weight_leaf=0.0):
-    "Best `Split` of one column for absolute error by the median sweep: $O(N \\log N)$, the same split as the naive search."
-    return _best_of_curve(*median_split_curve(x, y, sample_weight, criterion, n_classes, min_samples_leaf, min_weight_leaf))
+    "Best `Split` of one column for absolute error by the median sweep: $O(N \\log N)$, the same split as the naive search (with missing values, its two passes too)."
+    curve = lambda missing_left: median_split_curve(x, y, sample_weight, criterion, n_classes, min_samples_leaf, min_weight_leaf,
+                                                    missing_left)
+    if not np.isnan(np.asarray(x, dtype=float)).any(): return _best_of_curve(*curve(False))
+    (tau_right, values_right, node), (tau_left, values_left, _) = curve(False), curve(True)
+    values = np.r_[values_right, values_left]
+    if len(values) == 0: return None
+    best = first_best(values, node)                              # pass 1 (missing right) first, as chapter 2's search
+    return Split(None, float(np.r_[tau_right, tau_left][best]), float(values[best]), bool(best >= len(values_right)))

@@ -23,12 +23,13 @@ from .categorical import CategoryEncoder, column_searches
 from .levelwise import grow_levelwise
 from .inference import apply as apply_tree, decision_path as tree_decision_path, feature_importances
 from .pruning import cost_complexity_path, prune, prune_with_path
+from .missing import grow_surrogate
 
 # %% auto #0
-__all__ = ['ALGORITHMS', 'DEFAULT_ALGORITHM', 'CLASSIFIER_CRITERIA', 'REGRESSOR_CRITERIA', 'depth_first_grower', 'ParameterError',
-           'check_tree_params', 'resolve_max_features', 'resolve_tree_params', 'EstimatorTree', 'categorical_encoder',
-           'patch_to', 'BaseDecisionTree', 'DecisionTreeClassifier', 'DecisionTreeRegressor', 'cv_alpha_table',
-           'one_standard_error_alpha']
+__all__ = ['ALGORITHMS', 'DEFAULT_ALGORITHM', 'CLASSIFIER_CRITERIA', 'REGRESSOR_CRITERIA', 'MISSING_STRATEGIES',
+           'depth_first_grower', 'ParameterError', 'check_tree_params', 'resolve_max_features', 'resolve_tree_params',
+           'EstimatorTree', 'categorical_encoder', 'patch_to', 'BaseDecisionTree', 'DecisionTreeClassifier',
+           'DecisionTreeRegressor', 'cv_alpha_table', 'one_standard_error_alpha']
 
 # %% ../nbs/09_estimators.ipynb #1615d0cc
 def depth_first_grower(numeric_search):
@@ -72,6 +73,7 @@ def _check_class_weight(class_weight):
 # %% ../nbs/09_estimators.ipynb #88fdcdb0
 CLASSIFIER_CRITERIA = tuple(c for c in CLASSIFICATION_CRITERIA if c != "misclassification")
 REGRESSOR_CRITERIA = REGRESSION_CRITERIA
+MISSING_STRATEGIES = ("direction", "surrogate", "error")
 
 def check_tree_params(estimator, criteria, other_criteria=(), other_estimator="the other kind of tree"):
     "Check every parameter of a tree estimator before it reads any data; a `ParameterError` names the culprit and what it accepts."
@@ -102,6 +104,9 @@ def check_tree_params(estimator, criteria, other_criteria=(), other_estimator="t
     v = p.categorical_features
     _require("categorical_features", v, v is None or _choice(v, ("auto",)) or isinstance(v, (list, tuple, np.ndarray, pd.Index)),
              "'auto', None or a list of column names or indices (for one column write ['name'])")
+    _require("missing", p.missing, _choice(p.missing, MISSING_STRATEGIES),
+             "'direction' (each split learns a side for missing values), 'surrogate' (rpart's surrogate splits) or 'error'")
+    _require("max_surrogates", p.max_surrogates, _integer(p.max_surrogates) and p.max_surrogates >= 0, "an integer >= 0")
     if not _choice(p.algorithm, ALGORITHMS):
         raise ParameterError(f"unknown algorithm {p.algorithm!r}; choose one of {', '.join(map(repr, ALGORITHMS))}")
 
@@ -184,13 +189,25 @@ class BaseDecisionTree(BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True                    # accepted, and made dense
+        tags.input_tags.allow_nan = self.missing != "error"
         return tags
 
 # %% ../nbs/09_estimators.ipynb #69025a25
 @patch_to(BaseDecisionTree)
 def _densified(self, X):
     "A sparse matrix checked and made dense (8 N D bytes, whatever its density); anything else as it is."
-    return check_array(X, accept_sparse=True, dtype=np.float64, estimator=self).toarray() if issparse(X) else X
+    if not issparse(X): return X
+    return check_array(X, accept_sparse=True, dtype=np.float64, ensure_all_finite="allow-nan", estimator=self).toarray()
+
+@patch_to(BaseDecisionTree)
+def _check_missing(self, X):
+    "`X` as it is, unless it holds NaN and `missing='error'`: then a ValueError that counts the holes and names the remedies."
+    if self.missing == "error" and np.isnan(X).any():
+        columns = np.flatnonzero(np.isnan(X).any(axis=0))
+        raise ValueError(f"X has {int(np.isnan(X).sum())} missing values (NaN), in columns {columns.tolist()[:10]}, and missing='error' "
+                         "refuses them: use missing='direction' (each split learns a side for them, scikit-learn's rule) or "
+                         "missing='surrogate' (rpart's surrogate splits), or impute them first")
+    return X
 
 @patch_to(BaseDecisionTree)
 def _validate_training_data(self, X, y):
@@ -202,23 +219,24 @@ def _validate_training_data(self, X, y):
     X = self._densified(X)
     self.encoder_ = categorical_encoder(self.categorical_features, X)
     if self.encoder_ is None:
-        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=self._numeric_target)
+        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=self._numeric_target, ensure_all_finite="allow-nan")
     else:
         validate_data(self, X, skip_check_array=True)          # column names and count only
-        X, y = check_X_y(self.encoder_.transform(X), y, dtype=np.float64, y_numeric=self._numeric_target, estimator=self)
+        X, y = check_X_y(self.encoder_.transform(X), y, dtype=np.float64, y_numeric=self._numeric_target, estimator=self,
+                         ensure_all_finite="allow-nan")
     self.is_categorical_ = np.zeros(self.n_features_in_, dtype=bool)
     if self.encoder_ is not None: self.is_categorical_[self.encoder_.categorical_] = True
     self.n_outputs_ = 1
-    return X, y
+    return self._check_missing(X), y
 
 @patch_to(BaseDecisionTree)
 def _validate_X_predict(self, X):
     "New data checked against the fitted columns and coded like the training data."
     check_is_fitted(self)
     X = self._densified(X)
-    if self.encoder_ is None: return validate_data(self, X, dtype=np.float64, reset=False)
+    if self.encoder_ is None: return self._check_missing(validate_data(self, X, dtype=np.float64, reset=False, ensure_all_finite="allow-nan"))
     validate_data(self, X, skip_check_array=True, reset=False)
-    return check_array(self.encoder_.transform(X), dtype=np.float64, estimator=self)
+    return self._check_missing(check_array(self.encoder_.transform(X), dtype=np.float64, estimator=self, ensure_all_finite="allow-nan"))
 
 # %% ../nbs/09_estimators.ipynb #8d2c5733
 @patch_to(BaseDecisionTree)
@@ -231,7 +249,9 @@ def _grow(self, X, y, w, n_classes):
     counts = w > 0                  # weight 0 = the row left out, as an integer weight = the row repeated
     if not counts.all(): X, y, w = X[counts], y[counts], w[counts]    # a copy of X only when some row is left out
     categorical = np.flatnonzero(self.is_categorical_).tolist()
-    grown = ALGORITHMS[self.algorithm](X, y, self.criterion, w, n_classes, categorical=categorical, **asdict(rules), **search)
+    grower = ALGORITHMS[self.algorithm]
+    if self.missing == "surrogate": grower = partial(grow_surrogate, max_surrogates=self.max_surrogates)   # chapter 8's, rpart's rules
+    grown = grower(X, y, self.criterion, w, n_classes, categorical=categorical, **asdict(rules), **search)
     self._install(prune(grown, self.ccp_alpha) if self.ccp_alpha > 0 else grown)
 
 @patch_to(BaseDecisionTree)
@@ -298,11 +318,13 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
 
     def __init__(self, criterion="gini", splitter="best", max_depth=None, min_samples_split=2, min_samples_leaf=1,
                  min_weight_fraction_leaf=0.0, max_features=None, random_state=None, max_leaf_nodes=None, min_impurity_decrease=0.0,
-                 class_weight=None, ccp_alpha=0.0, categorical_features="auto", algorithm=DEFAULT_ALGORITHM):
+                 class_weight=None, ccp_alpha=0.0, categorical_features="auto", missing="direction",
+                 max_surrogates=5, algorithm=DEFAULT_ALGORITHM):
         self.criterion, self.splitter, self.max_depth, self.min_samples_split = criterion, splitter, max_depth, min_samples_split
         self.min_samples_leaf, self.min_weight_fraction_leaf, self.max_features = min_samples_leaf, min_weight_fraction_leaf, max_features
         self.random_state, self.max_leaf_nodes, self.min_impurity_decrease = random_state, max_leaf_nodes, min_impurity_decrease
         self.class_weight, self.ccp_alpha, self.categorical_features, self.algorithm = class_weight, ccp_alpha, categorical_features, algorithm
+        self.missing, self.max_surrogates = missing, max_surrogates
 
     def fit(self, X, y, sample_weight=None):
         "Grow the tree on `X` (array, sparse matrix or data frame) and labels `y` of any type; returns self."
@@ -342,11 +364,13 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
 
     def __init__(self, criterion="squared_error", splitter="best", max_depth=None, min_samples_split=2, min_samples_leaf=1,
                  min_weight_fraction_leaf=0.0, max_features=None, random_state=None, max_leaf_nodes=None, min_impurity_decrease=0.0,
-                 ccp_alpha=0.0, categorical_features="auto", algorithm=DEFAULT_ALGORITHM):
+                 ccp_alpha=0.0, categorical_features="auto", missing="direction",
+                 max_surrogates=5, algorithm=DEFAULT_ALGORITHM):
         self.criterion, self.splitter, self.max_depth, self.min_samples_split = criterion, splitter, max_depth, min_samples_split
         self.min_samples_leaf, self.min_weight_fraction_leaf, self.max_features = min_samples_leaf, min_weight_fraction_leaf, max_features
         self.random_state, self.max_leaf_nodes, self.min_impurity_decrease = random_state, max_leaf_nodes, min_impurity_decrease
         self.ccp_alpha, self.categorical_features, self.algorithm = ccp_alpha, categorical_features, algorithm
+        self.missing, self.max_surrogates = missing, max_surrogates
 
     def fit(self, X, y, sample_weight=None):
         "Grow the tree on `X` (array, sparse matrix or data frame) and numeric targets `y`; returns self."

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.sparse import csr_matrix
 from sklearn.utils.validation import check_is_fitted
-from .naive import LEAF, Tree, collapse, kept_nodes, split_rule, tree_text
+from .naive import LEAF, Tree, collapse, kept_nodes, leaf_text, split_rule, subtree_end, tree_text
 
 # %% auto #0
 __all__ = ['HEAP_DEPTH', 'COMPACTION_COST', 'FEW_ROWS', 'BLOCK_BYTES', 'PARALLEL_ROWS', 'apply_one', 'compaction_steps',
@@ -18,19 +18,35 @@ __all__ = ['HEAP_DEPTH', 'COMPACTION_COST', 'FEW_ROWS', 'BLOCK_BYTES', 'PARALLEL
            'feature_importances', 'permutation_importance', 'export_text', 'tree_layout', 'plot_tree']
 
 # %% ../nbs/06_inference.ipynb #10b357c3
-def _goes_left_one(tree, t, value):
-    "Whether a sample whose feature `tree.feature[t]` equals `value` goes left at internal node `t`."
-    if not tree.categorical[t]: return value <= tree.threshold[t]
+def _primary_left(tree, t, value):
+    "Whether internal node `t`'s split sends `value` left: True or False, or None if the value is missing (NaN; at a categorical node, a code in neither set)."
+    if not tree.categorical[t]:
+        if value <= tree.threshold[t]: return True
+        return False if value > tree.threshold[t] else None   # neither comparison holds: NaN
     if 0 <= value < tree.left_levels.shape[1]:    # False for NaN and for codes outside the table
         code = int(value)
         if tree.left_levels[t, code] or tree.right_levels[t, code]: return bool(tree.left_levels[t, code])
-    return bool(tree.default_left[t])             # a level the node never saw: the heavier side
+    return None
+
+def _missing_left_one(tree, t, x):
+    "Whether sample `x`, missing node `t`'s feature, goes left: the first of the node's surrogates that knows its value decides, else `default_left[t]`."
+    s = tree.surrogates
+    if s is not None:
+        for i in range(s.start[t], s.start[t + 1]):
+            value = x[s.feature[i]]
+            if not s.categorical[i]:
+                if value == value: return bool((value <= s.threshold[i]) == s.below_left[i])   # known: not NaN
+            elif 0 <= value < s.left_levels.shape[1] and (s.left_levels[i, int(value)] or s.right_levels[i, int(value)]):
+                return bool(s.left_levels[i, int(value)])
+    return bool(tree.default_left[t])
 
 def apply_one(tree, x):
     "Number of the leaf of `Tree` `tree` that one sample `x` reaches: $O(\\text{depth})$ steps of Python."
     t = 0
     while tree.children_left[t] != LEAF:
-        t = tree.children_left[t] if _goes_left_one(tree, t, x[tree.feature[t]]) else tree.children_right[t]
+        left = _primary_left(tree, t, x[tree.feature[t]])
+        if left is None: left = _missing_left_one(tree, t, x)
+        t = tree.children_left[t] if left else tree.children_right[t]
     return int(t)
 
 # %% ../nbs/06_inference.ipynb #8eacad41
@@ -51,16 +67,19 @@ def compaction_steps(rows_done, cost):
 HEAP_DEPTH = 10          # the top depths walked as a heap: 2^10 records of 16 bytes
 
 def heap_top(tree, K):
-    "Records (feature, threshold) of heap slots 1 .. 2^K - 1 of `tree`'s top K depths, and the node at each slot 2^K .. 2^(K+1) - 1."
+    "Records (feature, threshold) of heap slots 1 .. 2^K - 1 of `tree`'s top K depths, and the node at every slot 1 .. 2^(K+1) - 1 (the exit: from 2^K)."
     leaf = tree.is_leaf
     top = np.zeros(2 ** K, dtype=[("feature", np.intp), ("threshold", float)])
     top["threshold"] = np.inf
+    node_at = np.zeros(2 ** (K + 1), dtype=np.intp)
     at = np.zeros(1, dtype=np.intp)                       # the node at each slot of the current depth (a leaf stays put)
     for d in range(K):
+        node_at[2 ** d:2 ** (d + 1)] = at
         top["feature"][2 ** d:2 ** (d + 1)] = np.where(leaf[at], 0, tree.feature[at])
         top["threshold"][2 ** d:2 ** (d + 1)] = np.where(leaf[at], np.inf, tree.threshold[at])
         at = np.column_stack([np.where(leaf[at], at, tree.children_right[at]), np.where(leaf[at], at, tree.children_left[at])]).ravel()
-    return top, np.concatenate([np.zeros(2 ** K, dtype=np.intp), at])
+    node_at[2 ** K:] = at
+    return top, node_at
 
 # %% ../nbs/06_inference.ipynb #7247ebd4
 @dataclass(frozen=True)
@@ -70,7 +89,7 @@ class Routes:
     node: np.ndarray            # (2T,) records (feature, threshold) of node t at 2t and 2t + 1; a leaf: feature 0, threshold +inf
     at_leaf: np.ndarray         # (2T,) whether the state is a leaf's
     top: np.ndarray             # (2^K,) records of the heap slots of the top K depths (`heap_top`)
-    top_exit: np.ndarray        # (2^(K+1),) node at each slot 2^K .. 2^(K+1) - 1
+    top_exit: np.ndarray        # (2^(K+1),) node at each slot: where a row leaves the heap (2^K .. 2^(K+1) - 1), or above
     compact_after: frozenset    # steps after which the rows that reached a leaf are dropped
     any_categorical: bool
     parent: np.ndarray          # (T,) parent of every node (the root's is itself)
@@ -110,8 +129,31 @@ def routes(tree):
     return built
 
 # %% ../nbs/06_inference.ipynb #17622c2c
-def _categorical_left(tree, state, x):
-    "Whether each row at state `state` (2t) goes left at node t, for rows at categorical nodes (None if there are none)."
+def _missing_left(tree, t, X_flat, offset):
+    "Whether each row missing the feature of its node `t` goes left (`offset`: where the row starts in `X_flat`): its first surrogate that knows its value, else `default_left`."
+    left = tree.default_left[t]                           # a copy (fancy indexing): the fallback of rows no surrogate decides
+    s = tree.surrogates
+    if s is None or len(s.feature) == 0: return left
+    first, count = s.start[t], s.start[t + 1] - s.start[t]
+    rows, rank = np.flatnonzero(count > 0), 0
+    while len(rows):                                      # one pass per rank, over the rows still undecided
+        i = first[rows] + rank
+        value = X_flat[offset[rows] + s.feature[i]]
+        known = ~np.isnan(value)
+        goes_left = (value <= s.threshold[i]) == s.below_left[i]
+        cat = s.categorical[i]
+        if cat.any():                                     # a categorical surrogate knows a code in one of its two sets
+            in_table = (value >= 0) & (value < s.left_levels.shape[1])
+            code = np.where(in_table, value, 0).astype(np.intp)
+            in_left, in_right = in_table & s.left_levels[i, code], in_table & s.right_levels[i, code]
+            known, goes_left = np.where(cat, in_left | in_right, known), np.where(cat, in_left, goes_left)
+        left[rows[known]] = goes_left[known]
+        rank += 1
+        rows = rows[~known & (count[rows] > rank)]
+    return left
+
+def _categorical_left(tree, state, x, X_flat, offset):
+    "Whether each row at state `state` (2t) goes left at node t, for rows at categorical nodes (None if there are none); a code in neither set is missing."
     t = state // 2
     cat = tree.categorical[t]
     if not cat.any(): return None, cat
@@ -119,8 +161,9 @@ def _categorical_left(tree, state, x):
     in_table = (code >= 0) & (code < n_levels)
     code = np.where(in_table, code, 0).astype(np.intp)
     in_left = in_table & tree.left_levels[t_cat, code]
-    in_right = in_table & tree.right_levels[t_cat, code]
-    return in_left | (~in_right & tree.default_left[t_cat]), cat
+    missing = ~in_left & ~(in_table & tree.right_levels[t_cat, code])
+    if missing.any(): in_left[missing] = _missing_left(tree, t_cat[missing], X_flat, offset[cat][missing])
+    return in_left, cat
 
 # %% ../nbs/06_inference.ipynb #38908b85
 def _apply_rows(tree, route, X):
@@ -128,6 +171,7 @@ def _apply_rows(tree, route, X):
     N, D = X.shape
     if N == 0 or tree.children_left[0] == LEAF: return np.zeros(N, dtype=np.intp)
     X_flat, last, K = X.ravel(), int(route.depth.max()), len(route.top).bit_length() - 1
+    some_missing = bool(np.isnan(X_flat.min()))         # min is NaN if any value is: one pass decides the side road
     offset = np.arange(N) * D                           # where each row starts in X_flat
     record, position, x, went_left = np.empty(N, route.node.dtype), np.empty(N, np.intp), np.empty(N), np.empty(N, bool)
     slot = np.ones(N, dtype=np.intp)                    # the heap: every row starts at slot 1
@@ -136,6 +180,9 @@ def _apply_rows(tree, route, X):
         np.add(record["feature"], offset, out=position)
         np.take(X_flat, position, out=x, mode="clip")
         np.less_equal(x, record["threshold"], out=went_left)
+        if some_missing:
+            miss = np.flatnonzero(np.isnan(x))
+            if len(miss): went_left[miss] = _missing_left(tree, route.top_exit[slot[miss]], X_flat, offset[miss])
         slot += slot; slot += went_left                 # s <- 2s + went_left: no table
     state = np.take(route.top_exit, slot, out=slot, mode="clip")
     if K == last: return state
@@ -148,8 +195,11 @@ def _apply_rows(tree, route, X):
         np.add(r["feature"], offset, out=p)
         np.take(X_flat, p, out=v, mode="clip")
         np.less_equal(v, r["threshold"], out=g)
+        if some_missing:
+            miss = np.flatnonzero(np.isnan(v))
+            if len(miss): g[miss] = _missing_left(tree, state[miss] // 2, X_flat, offset[miss])
         if route.any_categorical:
-            left, cat = _categorical_left(tree, state, v)
+            left, cat = _categorical_left(tree, state, v, X_flat, offset)
             if left is not None: g[cat] = left
         state += g
         np.take(route.step_to, state, out=state, mode="clip")
@@ -257,7 +307,8 @@ def _described(obj, feature_names=None, class_names=None):
     tree = getattr(obj, "tree_", obj)
     if not isinstance(tree, Tree):
         raise TypeError(f"expected a climbing_trees Tree or a fitted estimator whose tree_ is one, got {type(tree).__name__}")
-    used = int(tree.feature.max()) + 1                        # one more than the largest feature a split asks about
+    asked = tree.feature if tree.surrogates is None else np.concatenate([tree.feature, tree.surrogates.feature])
+    used = int(asked.max()) + 1                               # one more than the largest feature a split (or surrogate) asks about
     n_features = getattr(obj, "n_features_in_", None)
     if feature_names is None: feature_names = getattr(obj, "feature_names_in_", None)
     if feature_names is None: names = [f"x{j}" for j in range(n_features or used)]
@@ -279,10 +330,41 @@ def _described(obj, feature_names=None, class_names=None):
     return tree, names, classes, levels, getattr(obj, "criterion", "impurity")
 
 # %% ../nbs/06_inference.ipynb #1a3c6263
-def export_text(tree_or_estimator, feature_names=None, class_names=None, decimals=2, max_depth=None):
-    "A `Tree` or a fitted estimator as indented rules (chapter 2's `tree_text`), named from the estimator when it knows the names."
+def _surrogate_texts(tree, t, names, levels, decimals=2):
+    "Node `t`'s surrogates, best first, each as the question that sends a row left ('x <= 0.5', 'x > 0.5' if reversed, 'x in {a, b}'), with its agreement."
+    s, texts = tree.surrogates, []
+    if s is None: return texts
+    for i in range(s.start[t], s.start[t + 1]):
+        j = s.feature[i]
+        if s.categorical[i]:
+            side = ", ".join(str(levels[j][c]) if j in levels else str(c) for c in np.flatnonzero(s.left_levels[i]))
+            rule = f"{names[j]} in {{{side}}}"
+        else: rule = f"{names[j]} {'<=' if s.below_left[i] else '>'} {s.threshold[i]:.{decimals}f}"
+        scores = "" if np.isnan(s.agree[i]) else f"  (agree {s.agree[i]:.{decimals}f}, adj {s.adj[i]:.{decimals}f})"
+        texts.append(rule + scores)
+    return texts
+
+def export_text(tree_or_estimator, feature_names=None, class_names=None, decimals=2, max_depth=None, show_missing=None):
+    "A `Tree` or a fitted estimator as indented rules, named from the estimator; `show_missing` (default: if the tree has surrogates) adds where missing values go."
     tree, names, classes, levels, _ = _described(tree_or_estimator, feature_names, class_names)
-    return tree_text(tree, names, None if classes is None else list(classes), decimals, max_depth, levels)
+    classes = None if classes is None else list(classes)
+    if show_missing is None: show_missing = tree.surrogates is not None and len(tree.surrogates.feature) > 0
+    if not show_missing: return tree_text(tree, names, classes, decimals, max_depth, levels)   # chapter 2's printer
+    lines, stack, depth_of = [], [(0, None, [])], tree.node_depth
+    while stack:
+        t, rule, below_rule = stack.pop()
+        depth = depth_of[t]
+        if rule is not None: lines.append("|   " * (depth - 1) + "|--- " + rule)
+        lines += below_rule
+        if tree.is_leaf[t]: lines.append("|   " * depth + "|--- " + leaf_text(tree, t, classes, decimals))
+        elif max_depth is not None and depth >= max_depth:
+            lines.append("|   " * depth + f"|--- truncated branch of depth {depth_of[t:subtree_end(tree, t)].max() - depth}")
+        else:
+            j, missing_left = tree.feature[t], bool(tree.default_left[t])
+            rule_of = lambda left: split_rule(tree, t, names[j], levels.get(j), decimals, left) + (" or missing" if left == missing_left else "")
+            surrogates = ["|   " * (depth + 1) + "|~~ surrogate: " + text for text in _surrogate_texts(tree, t, names, levels, decimals)]
+            stack += [(tree.children_right[t], rule_of(False), []), (tree.children_left[t], rule_of(True), surrogates)]
+    return "\n".join(lines)
 
 # %% ../nbs/06_inference.ipynb #bd7af445
 def tree_layout(tree):
@@ -294,10 +376,14 @@ def tree_layout(tree):
     return x, -tree.node_depth.astype(float)
 
 # %% ../nbs/06_inference.ipynb #c6ba4587
-def _node_label(tree, t, names, classes, levels, criterion, decimals):
-    "The lines of text in the box of node `t`: its question (chapter 2's `split_rule`), impurity, samples, weight, value, class."
+def _node_label(tree, t, names, classes, levels, criterion, decimals, show_missing=False):
+    "The lines of text in the box of node `t`: its question (chapter 2's `split_rule`), where missing values go, impurity, samples, weight, value, class."
     j = tree.feature[t]
     lines = [] if tree.is_leaf[t] else [split_rule(tree, t, names[j], levels.get(j), decimals)]
+    if show_missing and not tree.is_leaf[t]:            # the surrogates' features in order, then the side of the rest
+        s = tree.surrogates
+        tried = [] if s is None else [names[k] for k in s.feature[s.start[t]:s.start[t + 1]]]
+        lines.append("missing: " + "".join(f"{name}, " for name in tried) + ("then " if tried else "") + ("yes" if tree.default_left[t] else "no"))
     lines.append(f"{criterion} = {tree.impurity[t]:.{decimals}f}")
     lines.append(f"samples = {tree.n_node_samples[t]}")
     if not np.isclose(tree.weighted_n_node_samples[t], tree.n_node_samples[t]):
@@ -324,15 +410,17 @@ def _node_colours(tree, classify):
     strength = 0.75 * np.clip(strength, 0, 1)[:, None]
     return (1 - strength) * np.ones(3) + strength * base      # mixed with white: opaque, so edges hide behind boxes
 
-def plot_tree(tree_or_estimator, feature_names=None, class_names=None, max_depth=None, decimals=2, ax=None, fontsize=None, filled=True):
-    "Draw a `Tree` or a fitted estimator's tree with matplotlib (categorical splits as level sets); returns the axes."
+def plot_tree(tree_or_estimator, feature_names=None, class_names=None, max_depth=None, decimals=2, ax=None, fontsize=None, filled=True,
+              show_missing=None):
+    "Draw a `Tree` or a fitted estimator's tree with matplotlib (categorical splits as level sets; `show_missing` as `export_text`'s); returns the axes."
     import matplotlib.pyplot as plt
     full, names, classes, levels, criterion = _described(tree_or_estimator, feature_names, class_names)
+    if show_missing is None: show_missing = full.surrogates is not None and len(full.surrogates.feature) > 0
     cut = np.zeros(full.node_count, bool)
     if max_depth is not None: cut = (full.node_depth == max_depth) & ~full.is_leaf
     tree = collapse(full, np.flatnonzero(cut))                               # the part that is drawn
     truncated = cut[kept_nodes(full, cut)]                                   # its leaves that stand for cut branches
-    labels = [_node_label(tree, t, names, classes, levels, criterion, decimals) for t in range(tree.node_count)]
+    labels = [_node_label(tree, t, names, classes, levels, criterion, decimals, show_missing) for t in range(tree.node_count)]
     x, y = tree_layout(tree)
     widest = max(len(line) for label in labels for line in label.splitlines())
     n_lines = max(label.count("\n") + 1 for label in labels)

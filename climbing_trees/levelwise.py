@@ -10,7 +10,7 @@ from itertools import count
 from typing import NamedTuple
 import numpy as np
 from .naive import (TreeBuilder, admissible_cuts, check_growth, check_search_options, constant_features,
-                                  draw_features, midpoints, node_summary, takes_min_weight_leaf, ties_with_best,
+                                  default_side, draw_features, midpoints, node_summary, takes_min_weight_leaf, ties_with_best,
                                   TIE_TOLERANCE)
 from .criteria import Criterion, make_criterion, median_column_split
 from .categorical import column_searches
@@ -19,7 +19,7 @@ from .categorical import column_searches
 __all__ = ['SPARSE_CUTS', 'SPARSE_MIN_POSITIONS', 'BLOCK_ELEMENTS', 'CLASS_SUMS_FROM', 'segment_starts', 'segmented_cumsum',
            'segment_first_best', 'Frontier', 'segmented_sum_after', 'frontier_layout', 'frontier_column_splits',
            'own_class_before', 'frontier_class_splits', 'partition_orders', 'node_centres', 'frontier_random_splits',
-           'FrontierSearch', 'grow_levelwise', 'grow_best_first']
+           'frontier_missing_splits', 'FrontierSearch', 'grow_levelwise', 'grow_best_first']
 
 # %% ../nbs/05_levelwise.ipynb #1a4c33b4
 def segment_starts(counts):
@@ -61,6 +61,7 @@ class Frontier(NamedTuple):
     min_weight_leaf: float = 0.0
     children_rule: bool = False   # the criterion has its own rule for the children (Poisson), judged on exact right sums
     weights_are_one: bool = False # every weight is 1 and statistic 0 follows from the count: the searches are given the others only
+    searchable: np.ndarray | None = None   # (F,) the nodes that may be split at all
 
 def segmented_sum_after(values, counts):
     "Sum along the last axis of `values` of the elements after each position, within its segment (0 at a segment's end)."
@@ -81,7 +82,7 @@ def frontier_layout(counts, node_stats, criterion, searchable, min_samples_leaf=
     S = node_stats.T
     return Frontier(counts, n_left, n_right, allowed, segment, node_stats[:criterion.proxy_statistics, segment] if totals else None,
                     criterion.proxy_constant(S), criterion.weight(S), criterion.impurity(S), min_samples_leaf, min_weight_leaf,
-                    children_rule, weights_are_one)
+                    children_rule, weights_are_one, searchable)
 
 SPARSE_CUTS = 0.25            # below this fraction of admissible positions, the criterion is evaluated at those cuts only
 SPARSE_MIN_POSITIONS = 4096   # ... if there are at least this many positions
@@ -245,13 +246,14 @@ def node_centres(y_sorted, w_sorted, counts):
     return centre, scale, u
 
 # %% ../nbs/05_levelwise.ipynb #ed8539e5
-def frontier_random_splits(x_sorted, stats_sorted, frontier, criterion, threshold, positive_sorted=None):
-    "The cut of every frontier node at its own `threshold` on one feature: (i(s) per node, position of the last left sample); inf where not admissible."
+def frontier_random_splits(x_sorted, stats_sorted, frontier, criterion, threshold, positive_sorted=None, missing_left=None):
+    "The cut of every frontier node at its own `threshold` on one feature: (i(s) per node, position of the last known left sample); inf where not admissible. `missing_left` (F,): where each node's missing values (NaN, last in its segment) go; None: the feature has none."
     counts, stats_sorted = frontier.counts, stats_sorted[:len(frontier.totals)]   # the statistics the proxy reads
     starts = segment_starts(counts)
     goes_left = x_sorted <= np.repeat(threshold, counts)
+    last_left = starts + np.add.reduceat(goes_left, starts) - 1       # the known left samples are a prefix of the sorted segment
+    if missing_left is not None: goes_left |= np.isnan(x_sorted) & np.repeat(missing_left, counts)
     n_left = np.add.reduceat(goes_left, starts)
-    last_left = starts + n_left - 1                                   # the left samples are a prefix of the sorted segment
     left = np.add.reduceat(np.where(goes_left, stats_sorted, 0.0), starts, axis=1)
     right = (np.add.reduceat(np.where(goes_left, 0.0, stats_sorted), starts, axis=1) if frontier.children_rule
              else frontier.totals[:, starts] - left)
@@ -259,13 +261,74 @@ def frontier_random_splits(x_sorted, stats_sorted, frontier, criterion, threshol
     if positive_sorted is not None:
         positive_left = np.add.reduceat(positive_sorted * goes_left, starts)
         positive_right = np.add.reduceat(positive_sorted, starts) - positive_left
-    admissible = frontier.allowed[np.maximum(last_left, 0)] & (n_left > 0) & admissible_cuts(
+    allowed = frontier.allowed[np.maximum(last_left, 0)] if missing_left is None else frontier.searchable   # positions do not count the sides
+    admissible = allowed & (n_left > 0) & admissible_cuts(
         n_left, counts - n_left, positive_left, positive_right, frontier.min_samples_leaf,
         criterion.weight(left.T), criterion.weight(right.T), frontier.min_weight_leaf)
     if frontier.children_rule: admissible &= criterion.admissible_children(left.T, right.T)
     with np.errstate(divide="ignore", invalid="ignore"):
         values = np.maximum((frontier.constant + criterion.split_proxy(left.T, right.T)) / frontier.weight, 0.0)
     return np.where(admissible, values, np.inf), last_left
+
+# %% ../nbs/05_levelwise.ipynb #2df94280
+def frontier_missing_splits(x_sorted, stats_sorted, frontier, criterion, positive_sorted=None):
+    "As `frontier_column_splits` for a feature with missing values (NaN, last in each node's segment), in two passes (missing rows right, then left): (i(s), position of the last known left sample, whether the missing rows go left), each (..., F)."
+    counts, segment, n = frontier.counts, frontier.segment, x_sorted.shape[-1]
+    starts, leading = segment_starts(counts), tuple(range(1, x_sorted.ndim))
+    stats_sorted = stats_sorted[:len(frontier.totals)]                       # the statistics the proxy reads
+    missing = np.isnan(x_sorted)
+    m = np.add.reduceat(missing, starts, axis=-1)                           # (..., F) each node's missing rows
+    last_known = np.maximum(starts + counts - m - 1, starts)                # (..., F) the position of its largest known value
+    left = segmented_cumsum(stats_sorted, counts)                           # P_p: at a known position, the known prefix
+    if frontier.children_rule:                                              # Poisson: exact sums, also on the right
+        missing_sums = np.add.reduceat(np.where(missing, stats_sorted, 0.0), starts, axis=-1)
+        right = segmented_sum_after(stats_sorted, counts)
+    else:                                                                   # S_M = S_t - the known prefix at the last known value
+        known_sums = np.where(m < counts, np.take_along_axis(left, last_known[None], axis=-1), 0.0)
+        missing_sums = np.expand_dims(frontier.totals[:, starts], leading) - known_sums
+        right = np.expand_dims(frontier.totals, leading) - left
+    regular = np.zeros(x_sorted.shape, dtype=bool)                          # between two distinct known values
+    np.less(x_sorted[..., :-1], x_sorted[..., 1:], out=regular[..., :-1])
+    known_missing = np.zeros(x_sorted.shape, dtype=bool)                    # the last known position: "known | missing"
+    np.put_along_axis(known_missing, last_known, (m > 0) & (m < counts), axis=-1)
+    n_missing = np.repeat(m.astype(frontier.n_left.dtype), counts, axis=-1)   # m of each position's node
+    n_left, n_right = frontier.n_left + n_missing, frontier.n_right - n_missing    # pass 2's sides
+    ok = [(regular | known_missing) & frontier.allowed, regular & (n_missing > 0) & frontier.searchable[segment]]
+    if frontier.min_samples_leaf > 1:                  # one sample on each side is implied by a cut between known values
+        ok[1] &= admissible_cuts(n_left, n_right, n_left, n_right, frontier.min_samples_leaf)
+    if positive_sorted is not None:
+        positive_left = segmented_cumsum(positive_sorted, counts)
+        positive_right = np.add.reduceat(positive_sorted, starts, axis=-1)[..., segment] - positive_left
+        positive_missing = np.add.reduceat(positive_sorted * missing, starts, axis=-1)[..., segment]
+        ok[0] &= admissible_cuts(frontier.n_left, frontier.n_right, positive_left, positive_right, frontier.min_samples_leaf)
+        ok[1] &= admissible_cuts(n_left, n_right, positive_left + positive_missing, positive_right - positive_missing,
+                                 frontier.min_samples_leaf)
+    proxies = []
+    for missing_left, (count_left, count_right) in enumerate(((frontier.n_left, frontier.n_right), (n_left, n_right))):
+        if missing_left:                                                    # pass 2: the missing rows join the left side
+            missing_sums = np.repeat(missing_sums, counts, axis=-1)
+            left += missing_sums
+            if frontier.children_rule: right = segmented_sum_after(np.where(missing, 0.0, stats_sorted), counts)
+            else: right -= missing_sums
+            del missing_sums
+        l, r = np.moveaxis(left, 0, -1), np.moveaxis(right, 0, -1)          # statistics on the last axis
+        if frontier.children_rule: ok[missing_left] &= criterion.admissible_children(l, r)
+        if frontier.min_weight_leaf > 0:
+            ok[missing_left] &= admissible_cuts(count_left, count_right, count_left, count_right, frontier.min_samples_leaf,
+                                                criterion.weight(l), criterion.weight(r), frontier.min_weight_leaf)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            proxy = criterion.split_proxy(l, r)
+        proxy[~ok[missing_left]] = np.inf
+        proxies.append(proxy)
+    del left, right, l, r
+    lowest = np.minimum(*(np.minimum.reduceat(p, starts, axis=-1) for p in proxies))   # the tie rule over both passes
+    bound = np.repeat(lowest + TIE_TOLERANCE * np.abs(frontier.impurity * frontier.weight), counts, axis=-1)
+    position = np.arange(n)
+    first_right, first_left = (np.minimum.reduceat(np.where(p <= bound, position, n), starts, axis=-1) for p in proxies)
+    missing_left = first_right == n                                         # no candidate of pass 1 qualifies
+    with np.errstate(invalid="ignore"):
+        split_impurity = np.maximum((frontier.constant + lowest) / frontier.weight, 0.0)
+    return split_impurity, np.where(missing_left, first_left, first_right), missing_left
 
 # %% ../nbs/05_levelwise.ipynb #91a4ada3
 BLOCK_ELEMENTS = 2 ** 15     # a depth's features are searched in blocks of about this many (statistic, sample) pairs: a cache's worth
@@ -282,11 +345,13 @@ class FrontierSearch(NamedTuple):
     where: np.ndarray         # (D, F) numeric columns: position of the last left sample in the feature's order
     threshold: np.ndarray | None   # (D, F) drawn thresholds (splitter="random"), else None: midpoints
     found: dict               # node-searched columns: split objects (None where not searched), one per node
+    missing_left: np.ndarray | None = None   # (D, F) the cut sends the node's missing values left (None: X has none)
+    n_missing: np.ndarray | None = None      # (D, F) the node's missing values in each feature
 
 class _Growth:
     "One fit's checked data, criterion, options and presorted orders; `search` finds the best split of every node of a frontier."
     def __init__(self, X, y, criterion, sample_weight, n_classes, categorical, node_searches, rules, max_features, splitter,
-                 random_state):
+                 random_state, presorted=None):
         self.X, self.y, self.w, self.rules = check_growth(X, y, criterion, sample_weight, n_classes, *rules)
         self.n_samples, self.n_features = self.X.shape
         self.max_features, self.splitter, self.rng = check_search_options(max_features, splitter, random_state, self.n_features)
@@ -303,8 +368,14 @@ class _Growth:
         self.children_rule = type(self.crit).admissible_children is not Criterion.admissible_children   # Poisson's
         self.X = np.ascontiguousarray(self.X)                              # read in place: no transposed copy
         self.positive = None if (self.w > 0).all() else (self.w > 0).astype(np.int64)
-        self.orders = np.empty((self.n_features, self.n_samples), dtype=np.int32 if self.n_samples < 2 ** 31 else np.intp)
-        for j in range(self.n_features): self.orders[j] = np.argsort(self.X[:, j], kind="stable")      # the only sort
+        small = np.int32 if self.n_samples < 2 ** 31 else np.intp
+        if presorted is None:
+            self.orders = np.empty((self.n_features, self.n_samples), dtype=small)
+            for j in range(self.n_features): self.orders[j] = np.argsort(self.X[:, j], kind="stable")   # the only sort; NaN last
+        else: self.orders = np.array(_check_presorted(presorted, self.X.shape), dtype=small, order="C")   # a copy, partitioned in place
+        self.missing_columns = np.flatnonzero(np.isnan(self.X).any(axis=0))       # once per fit: the others skip every NaN step
+        self.missing = np.isnan(self.X[:, self.missing_columns]).T.copy()          # (M, N) where each of those is missing
+        self.class_stats = None                                                     # K statistics per sample, if class sums meet NaN
         self.class_sums = (self.splitter == "best" and hasattr(self.crit, "class_term")     # Gini, entropy: no K factor
                            and n_classes >= CLASS_SUMS_FROM)
         self.unit_weights = bool((self.w == 1).all())
@@ -313,7 +384,8 @@ class _Growth:
         self.stats = (np.ascontiguousarray(self.crit.stats(self.y, self.w).T)
                       if self.additive and not self.centred and not self.class_sums else None)
         self.total_weight = self.w.sum()
-        self.n_levels = int(self.X[:, sorted(set(categorical))].max()) + 1 if len(categorical) else 0
+        codes = self.X[:, sorted(set(categorical))]
+        self.n_levels = int(np.nanmax(codes)) + 1 if len(categorical) and not np.isnan(codes).all() else 0
 
     def summaries(self, orders, counts):
         "Each frontier node's statistics (n_stats, F) or None, value (F, K), impurity and weight, and the units of i(s)."
@@ -350,21 +422,32 @@ class _Growth:
         searchable = self.rules.may_split(counts, depth, impurity)
         best = np.full((self.n_features, len(counts)), np.inf)              # i(s) in real units, per feature and node
         where = np.zeros((self.n_features, len(counts)), dtype=np.int64)
-        threshold, found = None, {}
+        threshold, found, n_missing, missing_left = None, {}, None, None
         if searchable.any():
             starts = segment_starts(counts)
             lowest_x = _gather(self.X, np.arange(self.n_features), orders[:, starts])      # (D, F): segments are sorted
-            highest_x = _gather(self.X, np.arange(self.n_features), orders[:, starts + counts - 1])
-            searched = draw_features(constant_features(lowest_x, highest_x).T, self.max_features, self.rng).T & searchable
+            if len(self.missing_columns):                     # NaN sorts last: the largest known value comes before them
+                n_missing = self.missing_counts(orders, counts)
+                last = np.maximum(starts + counts - 1 - n_missing, starts)
+                highest_x = _gather(self.X, np.arange(self.n_features), np.take_along_axis(orders, last, axis=1))
+                constant = constant_features(lowest_x, highest_x, n_missing > 0)
+            else:
+                highest_x = _gather(self.X, np.arange(self.n_features), orders[:, starts + counts - 1])
+                constant = constant_features(lowest_x, highest_x)
+            searched = draw_features(constant.T, self.max_features, self.rng).T & searchable
             if self.splitter == "random":
                 threshold = lowest_x + (highest_x - lowest_x) * self.rng.random(lowest_x.shape)
                 threshold = np.where(threshold == highest_x, lowest_x, threshold)           # scikit-learn's redraw rule
+                if n_missing is not None: missing_left = self.rng.random(n_missing.shape) < 0.5   # the missing side, drawn too
+            elif n_missing is not None: missing_left = np.zeros(n_missing.shape, dtype=bool)
             if node_stats is not None:
                 frontier = frontier_layout(counts, node_stats, self.crit, searchable, self.rules.min_samples_leaf,
                                            self.rules.min_weight_leaf, self.children_rule, not self.class_sums,
                                            self.weights_are_one and threshold is None)
             features = np.flatnonzero(searched.any(axis=1))
-            swept = np.array([j for j in features if j not in self.searches], dtype=np.intp)
+            with_missing = set() if n_missing is None else set(np.flatnonzero(n_missing.any(axis=1)).tolist())
+            swept = np.array([j for j in features if j not in self.searches and j not in with_missing], dtype=np.intp)
+            swept_missing = np.array([j for j in features if j not in self.searches and j in with_missing], dtype=np.intp)
             for j in features:
                 if j in self.searches:
                     found[j] = _search_nodes(self.searches[j], self.X[:, j], self.y, self.w, orders[j], counts, searched[j],
@@ -372,10 +455,11 @@ class _Growth:
                     best[j] = [np.inf if s is None else s.impurity for s in found[j]]
             rows = self.crit.proxy_statistics if not self.children_rule else None
             if threshold is not None:                                            # random thresholds: one feature at a time
-                for j in swept:
+                for j in np.sort(np.concatenate([swept, swept_missing])):
                     positive_j = None if self.positive is None else self.positive.take(orders[j])
                     lowest_j, where[j] = frontier_random_splits(_gather(self.X, np.array([j]), orders[j][None])[0], np.take(self.stats[:rows], orders[j], axis=1),
-                                                                frontier, self.crit, threshold[j], positive_j)
+                                                                frontier, self.crit, threshold[j], positive_j,
+                                                                missing_left[j] if j in with_missing else None)
                     np.multiply(lowest_j, units, out=best[j], where=np.isfinite(lowest_j))
             elif len(swept) and self.class_sums:
                 block = max(1, BLOCK_ELEMENTS // (2 * orders.shape[1]))
@@ -398,17 +482,51 @@ class _Growth:
                                                                  frontier, self.crit, positive)
                     with np.errstate(invalid="ignore"):                             # to real units; inf stays inf
                         best[js] = np.where(np.isfinite(lowest_b), lowest_b * units, np.inf)
+            if threshold is None and len(swept_missing):                        # features with NaN in some node: two passes
+                stats, frontier_m = self.stats, frontier
+                if self.class_sums:                           # the class sums have no missing pass: K statistics per sample
+                    if self.class_stats is None: self.class_stats = np.ascontiguousarray(self.crit.stats(self.y, self.w).T)
+                    stats = self.class_stats
+                    frontier_m = frontier_layout(counts, node_stats, self.crit, searchable, self.rules.min_samples_leaf,
+                                                 self.rules.min_weight_leaf, self.children_rule)
+                block = max(1, BLOCK_ELEMENTS // (2 * len(stats[:rows]) * orders.shape[1]))
+                for lo in range(0, len(swept_missing), block):
+                    js = swept_missing[lo:lo + block]
+                    order = orders[js]
+                    positive = None if self.positive is None else self.positive.take(order)
+                    lowest_b, where[js], missing_left[js] = frontier_missing_splits(_gather(self.X, js, order),
+                                                                                    np.take(stats[:rows], order, axis=1),
+                                                                                    frontier_m, self.crit, positive)
+                    with np.errstate(invalid="ignore"):
+                        best[js] = np.where(np.isfinite(lowest_b), lowest_b * units, np.inf)
             best[~searched] = np.inf
         lowest = best.min(axis=0)
         feature = np.argmax(ties_with_best(best, lowest, impurity), axis=0)
         splits = searchable & np.isfinite(lowest) & self.rules.worth_splitting(weight / self.total_weight, impurity, lowest)
-        return FrontierSearch(value, impurity, weight, splits, lowest, feature, where, threshold, found)
+        return FrontierSearch(value, impurity, weight, splits, lowest, feature, where, threshold, found, missing_left, n_missing)
+
+    def missing_counts(self, orders, counts):
+        "(D, F): each frontier node's missing values (NaN) in each feature, 0 in the features without any."
+        n_missing = np.zeros((self.n_features, len(counts)), dtype=np.intp)
+        starts = segment_starts(counts)
+        for i, j in enumerate(self.missing_columns): n_missing[j] = np.add.reduceat(self.missing[i].take(orders[j]), starts)
+        return n_missing
 
     def split(self, builder, ids, found, orders, counts, in_place=False):
         "Write the splits of a searched frontier whose nodes are `ids`; return the children's orders (in the same memory, if `in_place`) and counts."
-        rules_found = _write_splits(builder, ids, found, self.X, orders)
+        rules_found = _write_splits(builder, ids, found, self.X, orders, counts)
         goes_left = _route(found, rules_found, self.X, orders, counts)
         return partition_orders(orders, goes_left, counts, found.splits, max(1, BLOCK_ELEMENTS // max(1, orders.shape[1])), in_place)
+
+def _check_presorted(presorted, shape):
+    "The orders `presorted` given to a grower, checked for shape and type only (a grower trusts what it is given)."
+    presorted = np.asarray(presorted)
+    n_samples, n_features = shape
+    if presorted.shape != (n_features, n_samples) or not np.issubdtype(presorted.dtype, np.integer):
+        raise ValueError(f"presorted must be the stable argsort of every column of X, an integer array of shape (n_features, "
+                         f"n_samples) = {(n_features, n_samples)}, as np.argsort(X, axis=0, kind='stable').T; got shape "
+                         f"{presorted.shape} and dtype {presorted.dtype}")
+    return presorted
 
 def _gather(X, features, orders):
     "`X[orders[b], features[b]]` for every b: one `take` from the flattened rows of a C-ordered `X`."
@@ -419,17 +537,17 @@ def _gather(X, features, orders):
 # %% ../nbs/05_levelwise.ipynb #76480b24
 def grow_levelwise(X, y, criterion="gini", sample_weight=None, n_classes=None, *, categorical=(), node_searches=None,
                    max_depth=None, min_samples_split=2, min_samples_leaf=1, min_impurity_decrease=0.0, min_weight_leaf=0.0,
-                   max_leaf_nodes=None, max_features=None, splitter="best", random_state=None):
-    "Grow the same `Tree` as `grow_tree`, one depth at a time: segmented sums over per-feature orders kept by stable partition (best first if `max_leaf_nodes`)."
+                   max_leaf_nodes=None, max_features=None, splitter="best", random_state=None, presorted=None):
+    "Grow the same `Tree` as `grow_tree`, one depth at a time: segmented sums over per-feature orders kept by stable partition (best first if `max_leaf_nodes`); `presorted`: the stable argsort of every column of X, (D, N), if already computed."
     rules = (max_depth, min_samples_split, min_samples_leaf, min_impurity_decrease, min_weight_leaf, max_leaf_nodes)
     if max_leaf_nodes is not None:
         return grow_best_first(X, y, criterion, sample_weight, n_classes, categorical=categorical, node_searches=node_searches,
                                max_depth=max_depth, min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
                                min_impurity_decrease=min_impurity_decrease, min_weight_leaf=min_weight_leaf,
                                max_leaf_nodes=max_leaf_nodes, max_features=max_features, splitter=splitter,
-                               random_state=random_state)
+                               random_state=random_state, presorted=presorted)
     growth = _Growth(X, y, criterion, sample_weight, n_classes, categorical, node_searches, rules, max_features, splitter,
-                     random_state)
+                     random_state, presorted)
     builder, orders, depth = TreeBuilder(), growth.orders, 0
     counts, parents, is_left = np.array([growth.n_samples]), np.array([-1]), np.array([True])
     while len(counts):
@@ -444,20 +562,30 @@ def grow_levelwise(X, y, criterion="gini", sample_weight=None, n_classes=None, *
     return builder.build(n_levels)
 
 # %% ../nbs/05_levelwise.ipynb #4f080c1d
-def _write_splits(builder, ids, found, X, orders):
+def _write_splits(builder, ids, found, X, orders, counts):
     "Write a searched frontier's splits into the builder; return the node-searched ones' split objects by frontier index."
-    chosen = np.flatnonzero(found.splits)
+    chosen, starts = np.flatnonzero(found.splits), segment_starts(counts)
     by_search = np.array([int(j) in found.found for j in found.feature[chosen]], dtype=bool)
     numeric = chosen[~by_search]
     j_idx, p_idx = found.feature[numeric], found.where[found.feature[numeric], numeric]
-    if found.threshold is None: thresholds = midpoints(X[orders[j_idx, p_idx], j_idx], X[orders[j_idx, p_idx + 1], j_idx])
+    if found.threshold is None:
+        upper = X[orders[j_idx, p_idx + 1], j_idx]                          # NaN: the cut "known | missing"
+        thresholds = np.where(np.isnan(upper), np.inf, midpoints(X[orders[j_idx, p_idx], j_idx], upper))
     else: thresholds = found.threshold[j_idx, numeric]
-    builder.split_nodes(ids[numeric], j_idx, thresholds)
+    n_left = p_idx - starts[numeric] + 1
+    default_left = default_side(n_left, counts[numeric] - n_left)         # no missing value in the node: the larger child
+    if found.n_missing is not None:
+        default_left = np.where(found.n_missing[j_idx, numeric] > 0, found.missing_left[j_idx, numeric], default_left)
+    builder.split_nodes(ids[numeric], j_idx, thresholds, default_left)
     rules_found = {}
     for f in chosen[by_search]:
         j = int(found.feature[f])
-        rules_found[f] = replace(found.found[j][f], feature=j)
-        builder.split_node(ids[f], rules_found[f])
+        rule = replace(found.found[j][f], feature=j)
+        if rule.default_left is None:                                      # a search leaves it to the grower
+            n_left_f = int(rule.goes_left(X[orders[0, starts[f]:starts[f] + counts[f]]]).sum())
+            rule = replace(rule, default_left=default_side(n_left_f, int(counts[f]) - n_left_f))
+        rules_found[f] = rule
+        builder.split_node(ids[f], rule)
     return rules_found
 
 def _route(found, rules_found, X, orders, counts):
@@ -469,8 +597,14 @@ def _route(found, rules_found, X, orders, counts):
         rows = orders[0, starts[f]:starts[f] + counts[f]]
         goes_left[rows] = rule.goes_left(X[rows])
         numeric[f] = False
-    last_left = found.where[found.feature, np.arange(len(counts))]     # in the order of each node's chosen feature
-    left = np.flatnonzero(np.repeat(numeric, counts) & (np.arange(orders.shape[1]) <= np.repeat(last_left, counts)))
+    nodes, position = np.arange(len(counts)), np.arange(orders.shape[1])
+    last_left = found.where[found.feature, nodes]                       # in the order of each node's chosen feature
+    left = position <= np.repeat(last_left, counts)
+    if found.n_missing is not None:                                     # missing values sent left: the tail of the segment
+        n_missing = found.n_missing[found.feature, nodes]
+        tail_left = found.missing_left[found.feature, nodes] & (n_missing > 0)
+        if tail_left.any(): left |= np.repeat(tail_left, counts) & (position >= np.repeat(starts + counts - n_missing, counts))
+    left = np.flatnonzero(np.repeat(numeric, counts) & left)
     goes_left[orders[np.repeat(found.feature, counts)[left], left]] = True    # every feature at once
     return goes_left
 
@@ -486,11 +620,11 @@ def _search_nodes(search, x, y, w, order, counts, searchable, criterion, n_class
 # %% ../nbs/05_levelwise.ipynb #89471b09
 def grow_best_first(X, y, criterion="gini", sample_weight=None, n_classes=None, *, categorical=(), node_searches=None,
                     max_depth=None, min_samples_split=2, min_samples_leaf=1, min_impurity_decrease=0.0, min_weight_leaf=0.0,
-                    max_leaf_nodes=None, max_features=None, splitter="best", random_state=None):
-    "Grow a `Tree` best first: split the leaf whose best split decreases the weighted impurity most, until `max_leaf_nodes` leaves (None: no limit)."
+                    max_leaf_nodes=None, max_features=None, splitter="best", random_state=None, presorted=None):
+    "Grow a `Tree` best first: split the leaf whose best split decreases the weighted impurity most, until `max_leaf_nodes` leaves (None: no limit); `presorted`: the stable argsort of every column of X, (D, N), if already computed."
     rules = (max_depth, min_samples_split, min_samples_leaf, min_impurity_decrease, min_weight_leaf, max_leaf_nodes)
     growth = _Growth(X, y, criterion, sample_weight, n_classes, categorical, node_searches, rules, max_features, splitter,
-                     random_state)
+                     random_state, presorted)
     builder, queue, created = TreeBuilder(), [], count()
     def add(orders, counts, parents, is_left, depth):
         "Search new nodes as one frontier, write them, and queue those worth splitting, each with its slice of the orders."
@@ -514,4 +648,6 @@ def _one_node(found, f, start):
     keep = slice(f, f + 1)
     return FrontierSearch(found.value[keep], found.impurity[keep], found.weight[keep], found.splits[keep], found.lowest[keep],
                           found.feature[keep], found.where[:, keep] - start,
-                          None if found.threshold is None else found.threshold[:, keep], {j: [s[f]] for j, s in found.found.items()})
+                          None if found.threshold is None else found.threshold[:, keep], {j: [s[f]] for j, s in found.found.items()},
+                          None if found.missing_left is None else found.missing_left[:, keep],
+                          None if found.n_missing is None else found.n_missing[:, keep])

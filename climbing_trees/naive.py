@@ -13,24 +13,33 @@ from .impurity import (CLASS_IMPURITY, CLASSIFICATION_CRITERIA, REGRESSION_CRITE
 
 # %% auto #0
 __all__ = ['LEAF', 'UNDEFINED', 'SMALL_TREE', 'TIE_TOLERANCE', 'FEATURE_THRESHOLD', 'ColumnSearch', 'SPLITTERS', 'Split',
-           'nodes_by_depth', 'Tree', 'preorder_walk', 'preorder_by_depth', 'preorder_numbers', 'TreeBuilder',
-           'kept_nodes', 'collapse', 'midpoints', 'candidate_thresholds', 'admissible_cuts', 'naive_split_curve',
-           'ties_with_best', 'first_best', 'node_summary', 'naive_column_split', 'constant_features',
-           'takes_min_weight_leaf', 'best_split', 'StoppingRules', 'check_tree_data', 'check_target_spread',
-           'check_growth', 'check_search_options', 'draw_features', 'grow_tree', 'tree_differences', 'split_rule',
-           'leaf_text', 'tree_text', 'subtree_end']
+           'default_side', 'nodes_by_depth', 'SurrogateSplit', 'Surrogates', 'Tree', 'preorder_walk',
+           'preorder_by_depth', 'preorder_numbers', 'TreeBuilder', 'kept_nodes', 'collapse', 'midpoints',
+           'candidate_thresholds', 'admissible_cuts', 'naive_split_curve', 'ties_with_best', 'first_best',
+           'node_summary', 'naive_column_split', 'column_ranges', 'constant_features', 'takes_min_weight_leaf',
+           'best_split', 'StoppingRules', 'check_tree_data', 'check_target_spread', 'check_growth',
+           'check_search_options', 'draw_features', 'grow_tree', 'tree_differences', 'split_rule', 'leaf_text',
+           'tree_text', 'subtree_end']
 
 # %% ../nbs/02_naive_split.ipynb #5733845f
 @dataclass(frozen=True)
 class Split:
-    "A numeric rule: samples with `X[:, feature] <= threshold` go left; `impurity` is the children's weighted mean impurity."
+    "A numeric rule: samples with `X[:, feature] <= threshold` go left, missing ones (NaN) go left if `default_left`; `impurity` is the children's weighted mean impurity."
     feature: int | None
     threshold: float
     impurity: float
+    default_left: bool | None = None   # where missing values go; None: the node had none in this feature (the grower decides)
 
     def goes_left(self, X):
-        "Boolean mask of the rows of `X` that this split sends to the left child."
-        return X[:, self.feature] <= self.threshold
+        "Boolean mask of the rows of `X` that this split sends to the left child (a missing value follows `default_left`)."
+        x = X[:, self.feature]
+        left = x <= self.threshold
+        return left | np.isnan(x) if self.default_left else left
+
+def default_side(n_left, n_right):
+    "Where missing values go at a split that saw none in training: to the child with more samples (by count), a tie to the right (scikit-learn's rule)."
+    left = np.asarray(n_left) > np.asarray(n_right)
+    return bool(left) if left.ndim == 0 else left
 
 # %% ../nbs/02_naive_split.ipynb #37ac0d96
 LEAF = -1        # the children of a leaf
@@ -45,6 +54,66 @@ def nodes_by_depth(children_left, children_right):
         frontier = np.concatenate([children_left[inner], children_right[inner]])
     return depths
 
+@dataclass(frozen=True)
+class SurrogateSplit:
+    "One surrogate of a node's split (chapter 8): numeric, `x <= threshold` goes left if `below_left` (right if not), or categorical, the codes of `left_levels` left and of `right_levels` right; `agree`, `adj`: its agreement with the split."
+    feature: int
+    threshold: float
+    below_left: bool
+    left_levels: tuple = ()
+    right_levels: tuple = ()
+    agree: float = np.nan
+    adj: float = np.nan
+
+    def __post_init__(self):
+        for name in ("left_levels", "right_levels"):
+            object.__setattr__(self, name, tuple(sorted(int(c) for c in getattr(self, name))))
+        if self.categorical: object.__setattr__(self, "threshold", np.nan)
+
+    @property
+    def categorical(self): return bool(self.left_levels or self.right_levels)
+
+@dataclass(frozen=True, eq=False)
+class Surrogates:
+    "Every node's surrogate splits (chapter 8) in flat arrays: those of node t, best first, are the entries `start[t]:start[t + 1]`."
+    start: np.ndarray          # (T + 1,) where each node's surrogates begin
+    feature: np.ndarray        # (S,) the surrogate's feature
+    threshold: np.ndarray      # (S,) its threshold, NaN at a categorical surrogate
+    below_left: np.ndarray     # (S,) numeric: x <= threshold goes left if True, right if False
+    categorical: np.ndarray    # (S,) whether it splits on level sets
+    left_levels: np.ndarray    # (S, L) codes it sends left (a code in neither set: undecided, the next surrogate decides)
+    right_levels: np.ndarray   # (S, L) codes it sends right
+    agree: np.ndarray          # (S,) its agreement with the node's split
+    adj: np.ndarray            # (S,) rpart's adjusted agreement
+
+    @classmethod
+    def from_lists(cls, lists, n_levels=0):
+        "The tables of a list of `SurrogateSplit` lists, one list per node; `n_levels` widens the level tables."
+        flat = [s for node in lists for s in node]
+        n_levels = max(n_levels, max((c + 1 for s in flat for c in (*s.left_levels, *s.right_levels)), default=0))
+        left_levels, right_levels = np.zeros((len(flat), n_levels), bool), np.zeros((len(flat), n_levels), bool)
+        for i, s in enumerate(flat): left_levels[i, list(s.left_levels)], right_levels[i, list(s.right_levels)] = True, True
+        column = lambda name, dtype: np.array([getattr(s, name) for s in flat], dtype=dtype)
+        return cls(np.concatenate([[0], np.cumsum([len(node) for node in lists])]).astype(np.intp), column("feature", np.intp),
+                   column("threshold", float), column("below_left", bool), column("categorical", bool), left_levels,
+                   right_levels, column("agree", float), column("adj", float))
+
+    def of(self, t):
+        "The surrogates of node `t`, best first, as `SurrogateSplit`s."
+        number = lambda v: np.nan if np.isnan(v) else float(v)      # np.nan itself, so that equal surrogates compare equal
+        return [SurrogateSplit(int(self.feature[i]), number(self.threshold[i]), bool(self.below_left[i]),
+                               tuple(np.flatnonzero(self.left_levels[i]).tolist()), tuple(np.flatnonzero(self.right_levels[i]).tolist()),
+                               number(self.agree[i]), number(self.adj[i])) for i in range(self.start[t], self.start[t + 1])]
+
+    def select(self, nodes, keep=None):
+        "The tables of the nodes `nodes`, in that order (renumbered 0, 1, ...); where boolean `keep` is False, a node gets none."
+        nodes = np.asarray(nodes, np.intp)
+        counts = self.start[nodes + 1] - self.start[nodes]
+        if keep is not None: counts = np.where(keep, counts, 0)
+        entries = np.repeat(self.start[nodes] - (np.cumsum(counts) - counts), counts) + np.arange(counts.sum())
+        tables = {f.name: getattr(self, f.name)[entries] for f in fields(self) if f.name != "start"}
+        return Surrogates(np.concatenate([[0], np.cumsum(counts)]).astype(np.intp), **tables)
+
 @dataclass(eq=False)
 class Tree:
     "A fitted binary tree as parallel arrays indexed by node number, in pre-order (a node, its left subtree, its right subtree)."
@@ -55,11 +124,12 @@ class Tree:
     categorical: np.ndarray               # (T,) whether the split is on level sets (chapter 4)
     left_levels: np.ndarray               # (T, L) level codes sent left by a categorical split
     right_levels: np.ndarray              # (T, L) level codes sent right by a categorical split
-    default_left: np.ndarray              # (T,) where a categorical split sends a level it never saw
+    default_left: np.ndarray              # (T,) where a split sends a missing value (NaN) or a level it never saw
     value: np.ndarray                     # (T, K) class proportions, or (T, 1) the weighted mean
     impurity: np.ndarray                  # (T,) i(t)
     n_node_samples: np.ndarray            # (T,) samples that reached the node in training
     weighted_n_node_samples: np.ndarray   # (T,) their total weight W_t
+    surrogates: Surrogates | None = None  # each split's surrogate splits (chapter 8), None: no surrogates
 
     @property
     def node_count(self): return len(self.children_left)
@@ -112,8 +182,9 @@ class TreeBuilder:
     "Writes a `Tree` node by node or many nodes at once, parents before children, in any order; `build` numbers the nodes in pre-order."
     def __init__(self):
         self._nodes = []          # chunks of (parent, is_left, value, impurity, n_samples, weight)
-        self._numeric = []        # chunks of (node, feature, threshold)
+        self._numeric = []        # chunks of (node, feature, threshold, default_left)
         self._categorical = []    # (node, feature, left codes, right codes, default_left)
+        self._surrogates = None   # {node: [SurrogateSplit, ...]} once a node has surrogates
         self.node_count = 0
 
     def add_nodes(self, parent, is_left, value, impurity, n_samples, weight):
@@ -129,14 +200,24 @@ class TreeBuilder:
         "Add one node; returns its number."
         return int(self.add_nodes([parent], [is_left], np.asarray(value, float)[None], [impurity], [n_samples], [weight])[0])
 
-    def split_nodes(self, nodes, feature, threshold):
-        "Give many nodes numeric splits `x[feature] <= threshold` (their children are added next)."
-        self._numeric.append((np.asarray(nodes, np.intp), np.asarray(feature, np.intp), np.asarray(threshold, float)))
+    def split_nodes(self, nodes, feature, threshold, default_left=False):
+        "Give many nodes numeric splits `x[feature] <= threshold`, missing values to the left where `default_left` (their children are added next)."
+        nodes = np.asarray(nodes, np.intp)
+        self._numeric.append((nodes, np.asarray(feature, np.intp), np.asarray(threshold, float),
+                              np.broadcast_to(np.asarray(default_left, bool), nodes.shape)))
 
     def split_node(self, node, split):
         "Give one node the rule of a split object: a `Split` (a threshold), or one with level sets (chapter 4's `CategoricalSplit`)."
-        if isinstance(split, Split): self.split_nodes([node], [split.feature], [split.threshold])
+        if getattr(split, "default_left", None) is None:
+            raise ValueError("the split's default_left is None (its node had no missing value in its feature): decide the side "
+                             "with default_side(n_left, n_right), the children's sample counts, before writing it")
+        if isinstance(split, Split): self.split_nodes([node], [split.feature], [split.threshold], [split.default_left])
         else: self._categorical.append((node, split.feature, sorted(split.left_levels), sorted(split.right_levels), split.default_left))
+
+    def add_surrogates(self, node, surrogates):
+        "Record the surrogate splits of split node `node` (chapter 8): a list of `SurrogateSplit`, best first."
+        if self._surrogates is None: self._surrogates = {}
+        self._surrogates[int(node)] = list(surrogates)
 
     def build(self, n_levels=0):
         "The finished `Tree`, numbered in pre-order; `n_levels` widens the level tables (default: the largest code used + 1)."
@@ -153,10 +234,11 @@ class TreeBuilder:
         children_right[parent[child[~on_left]]] = child[~on_left]
         del parent, is_left, child, on_left              # large trees: free each temporary once it has served
         feature, threshold = np.full(T, UNDEFINED, np.intp), np.full(T, float(UNDEFINED))
-        for nodes, f, tau in self._numeric: feature[nodes], threshold[nodes] = f, tau
-        codes = [c for *_, left, right, _ in self._categorical for c in (*left, *right)]
-        n_levels = max(n_levels, max(codes, default=-1) + 1)
         categorical, default_left = np.zeros(T, bool), np.zeros(T, bool)
+        for nodes, f, tau, default in self._numeric: feature[nodes], threshold[nodes], default_left[nodes] = f, tau, default
+        codes = [c for *_, left, right, _ in self._categorical for c in (*left, *right)]
+        codes += [c for node in (self._surrogates or {}).values() for s in node for c in (*s.left_levels, *s.right_levels)]
+        n_levels = max(n_levels, max(codes, default=-1) + 1)
         left_levels, right_levels = np.zeros((T, n_levels), bool), np.zeros((T, n_levels), bool)
         for t, f, left, right, default in self._categorical:
             feature[t], threshold[t], categorical[t], default_left[t] = f, np.nan, True, default
@@ -164,6 +246,8 @@ class TreeBuilder:
         leaf = children_left == LEAF
         if ((feature == UNDEFINED) != leaf).any() or (leaf != (children_right == LEAF)).any():
             raise ValueError("every split node needs two children and every node with children a split")
+        if self._surrogates is not None and any(leaf[t] for t, node in self._surrogates.items() if node):
+            raise ValueError("surrogate splits belong to split nodes; a leaf got some")
         number = preorder_numbers(children_left, children_right)
         del children_left, leaf
         order = np.empty(T, np.intp)
@@ -177,7 +261,9 @@ class TreeBuilder:
         rows = [a[order] for a in (feature, threshold, categorical, left_levels, right_levels, default_left)]
         del feature, threshold, categorical, left_levels, right_levels, default_left
         rows += [np.concatenate(chunks)[order] for chunks in columns[2:]]   # value, impurity, n_samples, weight
-        return Tree(left, right, *rows)
+        surrogates = None if self._surrogates is None else Surrogates.from_lists(
+            [self._surrogates.get(int(t), []) for t in order], n_levels)
+        return Tree(left, right, *rows, surrogates)
 
 # %% ../nbs/02_naive_split.ipynb #9dc6ab4c
 def kept_nodes(tree, cut):
@@ -197,12 +283,13 @@ def collapse(tree, nodes):
     number = np.full(tree.node_count, LEAF, dtype=np.intp)
     number[keep] = np.arange(len(keep))
     leaf = tree.is_leaf[keep] | cut[keep]
-    rows = {f.name: getattr(tree, f.name)[keep].copy() for f in fields(tree)}
+    rows = {f.name: getattr(tree, f.name)[keep].copy() for f in fields(tree) if f.name != "surrogates"}   # the per-node arrays
     rows["children_left"] = np.where(leaf, LEAF, number[tree.children_left[keep]])
     rows["children_right"] = np.where(leaf, LEAF, number[tree.children_right[keep]])
     rows["feature"][leaf], rows["threshold"][leaf] = UNDEFINED, UNDEFINED
     for name in ("categorical", "left_levels", "right_levels", "default_left"): rows[name][leaf] = False
-    return Tree(**rows)
+    surrogates = None if tree.surrogates is None else tree.surrogates.select(keep, ~leaf)   # none at a node made a leaf
+    return Tree(**rows, surrogates=surrogates)
 
 # %% ../nbs/02_naive_split.ipynb #cfc1b384
 def midpoints(lower, upper):
@@ -228,13 +315,15 @@ def admissible_cuts(n_left, n_right, positive_left, positive_right, min_samples_
     return admissible
 
 # %% ../nbs/02_naive_split.ipynb #96d76c1b
-def naive_split_curve(x, y, sample_weight, criterion, n_classes=None, min_samples_leaf=1, min_weight_leaf=0.0):
-    "Every admissible threshold of feature column `x` and the children's weighted impurity $i(s)$ there, recomputed from scratch."
+def naive_split_curve(x, y, sample_weight, criterion, n_classes=None, min_samples_leaf=1, min_weight_leaf=0.0, missing_left=False):
+    "Every admissible threshold of feature column `x` and the children's weighted impurity $i(s)$ there, recomputed from scratch; missing values (NaN) go left if `missing_left`, else right, where a last cut `inf` separates known from missing."
     x = np.asarray(x, dtype=float)
-    positive = sample_weight > 0
+    positive, missing = sample_weight > 0, np.isnan(x)
+    cuts = candidate_thresholds(x[~missing])
+    if missing.any() and not missing_left: cuts = np.append(cuts, np.inf)      # known | missing
     thresholds, values = [], []
-    for tau in candidate_thresholds(x):
-        left = x <= tau
+    for tau in cuts:
+        left = (x <= tau) | (missing & missing_left)
         n_left, positive_left, weight_left = int(left.sum()), int(positive[left].sum()), sample_weight[left].sum()
         if not admissible_cuts(n_left, len(x) - n_left, positive_left, int(positive.sum()) - positive_left, min_samples_leaf,
                                weight_left, sample_weight[~left].sum(), min_weight_leaf):
@@ -267,18 +356,30 @@ def node_summary(y, w, criterion, n_classes=None):
 
 # %% ../nbs/02_naive_split.ipynb #21d2f5d5
 def naive_column_split(x, y, sample_weight, criterion, n_classes=None, min_samples_leaf=1, min_weight_leaf=0.0):
-    "Best `Split` of one feature column by brute force ($O(N^2)$), or None if no admissible cut exists."
-    thresholds, values = naive_split_curve(x, y, sample_weight, criterion, n_classes, min_samples_leaf, min_weight_leaf)
+    "Best `Split` of one feature column by brute force ($O(N^2)$), or None if no admissible cut exists; with missing values, two passes (missing right, then left)."
+    x = np.asarray(x, dtype=float)
+    curve = lambda missing_left: naive_split_curve(x, y, sample_weight, criterion, n_classes, min_samples_leaf, min_weight_leaf, missing_left)
+    passes = (False, True) if np.isnan(x).any() else (None,)      # None: no missing value, the side is not the search's to say
+    thresholds, values, sides = [], [], []
+    for missing_left in passes:
+        tau, value = curve(bool(missing_left))
+        thresholds += list(tau); values += list(value); sides += [missing_left] * len(tau)
     if len(values) == 0: return None
     best = first_best(values, node_summary(y, sample_weight, criterion, n_classes)[1])
-    return Split(None, float(thresholds[best]), float(values[best]))
+    return Split(None, float(thresholds[best]), float(values[best]), sides[best])
 
 # %% ../nbs/02_naive_split.ipynb #ca4edb27
 FEATURE_THRESHOLD = 1e-7
 
-def constant_features(lowest, highest):
-    "Which features are constant in a node, given their smallest and largest values there: range at most `FEATURE_THRESHOLD` (scikit-learn's rule)."
-    return np.asarray(highest) <= np.asarray(lowest) + FEATURE_THRESHOLD
+def column_ranges(X):
+    "Each column's smallest and largest known value (NaN when every value is missing) and whether it has a missing value (NaN)."
+    return np.fmin.reduce(X, axis=0), np.fmax.reduce(X, axis=0), np.isnan(X).any(axis=0)
+
+def constant_features(lowest, highest, some_missing=False):
+    "Which features are constant in a node, given their smallest and largest known values there: range at most `FEATURE_THRESHOLD` (scikit-learn's rule) or missing at every row (NaN); a feature with both known and missing values is not (it can cut known | missing)."
+    lowest, highest = np.asarray(lowest, dtype=float), np.asarray(highest, dtype=float)
+    flat = ~(highest > lowest + FEATURE_THRESHOLD)          # NaN compares False: missing at every row counts as flat
+    return flat & ~(np.asarray(some_missing) & ~np.isnan(lowest))
 
 # %% ../nbs/02_naive_split.ipynb #6fa4cfb6
 ColumnSearch = Callable[..., "Split | None"]
@@ -302,9 +403,9 @@ def best_split(X, y, sample_weight, criterion, n_classes=None, min_samples_leaf=
         if unable: raise ValueError(f"the column searches {unable} do not implement min_weight_leaf={min_weight_leaf:g} "
                                     "(an estimator's min_weight_fraction_leaf times the total weight); grow with algorithm='levelwise' (chapter 05's grow_levelwise), which does")
         weight_rule = {"min_weight_leaf": min_weight_leaf}
-    found = []
+    found, constant = [], constant_features(*column_ranges(X))
     for j in range(n_features) if features is None else sorted(features):
-        if constant_features(X[:, j].min(), X[:, j].max()): continue
+        if constant[j]: continue
         split = searches[j](X[:, j], y, sample_weight, criterion, n_classes, min_samples_leaf, **weight_rule)
         if split is not None: found.append(replace(split, feature=j))
     if not found: return None
@@ -351,13 +452,15 @@ class StoppingRules:
 
 # %% ../nbs/02_naive_split.ipynb #9d192a40
 def check_tree_data(X, y, criterion, n_classes=None):
-    "Validate `X`, `y`, `criterion` and `n_classes` for growing a tree; return `X` and `y` as float/int arrays."
+    "Validate `X` (NaN marks a missing value), `y`, `criterion` and `n_classes` for growing a tree; return `X` and `y` as float/int arrays."
     if criterion not in CLASSIFICATION_CRITERIA + REGRESSION_CRITERIA:
         raise ValueError(f"unknown criterion {criterion!r}; choose one of {CLASSIFICATION_CRITERIA + REGRESSION_CRITERIA}")
     X = np.asarray(X, dtype=float)
     if X.ndim != 2: raise ValueError(f"X must be 2-D (samples x features), got {X.ndim}-D")
     if X.shape[0] == 0 or X.shape[1] == 0: raise ValueError(f"X must have at least one row and one column, got shape {X.shape}")
-    if not np.isfinite(X).all(): raise ValueError("X contains NaN or infinity")
+    if np.isinf(X).any():
+        raise ValueError("X contains infinity: a tree reads NaN as a missing value, but +-inf is neither a value it can cut "
+                         "between nor a missing one; replace it by NaN (missing) or by a large finite number")
     y = np.asarray(y)
     if y.ndim != 1 or len(y) != len(X): raise ValueError(f"y must be 1-D with one value per row of X ({len(X)}), got shape {y.shape}")
     if criterion in CLASSIFICATION_CRITERIA:
@@ -436,20 +539,23 @@ def grow_tree(X, y, criterion="gini", sample_weight=None, n_classes=None, *, fin
         value, impurity = node_summary(yt, wt, criterion, n_classes)
         t = builder.add_node(parent, is_left, value, impurity, len(rows), wt.sum())
         if not rules.may_split(len(rows), depth, impurity): continue
-        drawn = {}
+        Xt, drawn = X[rows], {}
         if max_features is not None:
-            constant = constant_features(X[rows].min(axis=0), X[rows].max(axis=0))
+            constant = constant_features(*column_ranges(Xt))
             drawn = {"features": np.flatnonzero(draw_features(constant, max_features, rng)[0])}
-        split = find_split(X[rows], yt, wt, criterion, n_classes, min_samples_leaf, **drawn, **weight_rule)
+        split = find_split(Xt, yt, wt, criterion, n_classes, min_samples_leaf, **drawn, **weight_rule)
         if split is None or not rules.worth_splitting(wt.sum() / total_weight, impurity, split.impurity): continue
+        if split.default_left is None:                         # no missing value here: later ones go to the larger child
+            n_left = int(split.goes_left(Xt).sum())
+            split = replace(split, default_left=default_side(n_left, len(rows) - n_left))
         builder.split_node(t, split)
-        left = split.goes_left(X[rows])
+        left = split.goes_left(Xt)
         stack += [(rows[~left], depth + 1, t, False), (rows[left], depth + 1, t, True)]
     return builder.build()
 
 # %% ../nbs/02_naive_split.ipynb #6202cdc4
 def tree_differences(a, b, rtol=1e-9, compare_counts=True):
-    "Where `Tree`s `a` and `b` differ (shape, splits, values, impurities, weights, counts), within `rtol` of the root's scale; empty if the same."
+    "Where `Tree`s `a` and `b` differ (shape, splits, missing sides, values, impurities, weights, counts, surrogates), within `rtol` of the root's scale; empty if the same."
     if a.node_count != b.node_count or (a.is_leaf != b.is_leaf).any():
         shape = np.flatnonzero(a.is_leaf[:min(a.node_count, b.node_count)] != b.is_leaf[:min(a.node_count, b.node_count)])
         where = f"node {shape[0]}: {'leaf' if a.is_leaf[shape[0]] else 'split'} vs {'leaf' if b.is_leaf[shape[0]] else 'split'}" if len(shape) else ""
@@ -474,10 +580,23 @@ def tree_differences(a, b, rtol=1e-9, compare_counts=True):
               ("impurity", ~close(a.impurity, b.impurity, impurity_scale), lambda t: a.impurity[t], lambda t: b.impurity[t]),
               ("weight", ~close(a.weighted_n_node_samples, b.weighted_n_node_samples, 0.0),
                lambda t: a.weighted_n_node_samples[t], lambda t: b.weighted_n_node_samples[t])]
-    if compare_counts:
+    if compare_counts:       # a split that saw no missing value sends them to the child with more samples: counts decide
+        checks.append(("default_left", inner & ~a.categorical & (a.default_left != b.default_left),    # categorical: in the rule
+                       lambda t: bool(a.default_left[t]), lambda t: bool(b.default_left[t])))
         checks.append(("n_samples", a.n_node_samples != b.n_node_samples, lambda t: a.n_node_samples[t], lambda t: b.n_node_samples[t]))
     for name, differs, of_a, of_b in checks:
         diffs += [f"node {t}: {name} {of_a(t)} vs {of_b(t)}" for t in np.flatnonzero(differs)]
+    if a.surrogates is not None or b.surrogates is not None:      # no table and an empty one are the same: no surrogates
+        listed = lambda tree, t: tree.surrogates.of(t) if tree.surrogates is not None else []
+        same = lambda u, v: (u.feature == v.feature and u.categorical == v.categorical and u.below_left == v.below_left
+                             and u.left_levels == v.left_levels and u.right_levels == v.right_levels
+                             and (u.threshold == v.threshold or u.categorical)
+                             and np.allclose([u.agree, u.adj], [v.agree, v.adj], rtol=rtol, atol=0.0, equal_nan=True))
+        shown = lambda ss: [(s.feature, s.left_levels if s.categorical else s.threshold, s.below_left) for s in ss]
+        for t in np.flatnonzero(inner):
+            u, v = listed(a, t), listed(b, t)
+            if len(u) != len(v) or not all(same(p, q) for p, q in zip(u, v)):
+                diffs.append(f"node {t}: surrogates {shown(u)} vs {shown(v)}")
     return diffs
 
 # %% ../nbs/02_naive_split.ipynb #be4ced09

@@ -20,6 +20,7 @@ What comes back (`RpartTree`), in rpart's own terms:
 - `where`, the node each training row ended in at fit (0 for rows rpart dropped: y or every x missing),
   and `fitted`, its value there;
 - `predictions`, one array per matrix in `new`: `predict(type = "prob")` or `predict(type = "vector")`.
+With `prune_cp`, all of it describes rpart's pruned tree `prune(fit, cp = prune_cp)`.
 """
 from __future__ import annotations
 
@@ -83,6 +84,7 @@ class RpartFit:
     surrogatestyle: int = 0
     maxcompete: int = 0
     cp: float = -1.0
+    prune_cp: float | None = None     # then the tree returned is rpart's `prune(fit, cp = prune_cp)`
 
 
 @dataclass
@@ -142,13 +144,14 @@ frame_of <- function(X, levels) {
   for (j in seq_along(levels)) if (levels[j] > 0L) df[[j]] <- factor(df[[j]], levels = seq_len(levels[j]) - 1L)
   df
 }
-run_fit <- function(dir, n, d, levels, method, K, n_new, ctrl) {
+run_fit <- function(dir, n, d, levels, method, K, n_new, ctrl, prune_cp = NA) {
   df <- frame_of(matrix(rd(file.path(dir, "X.bin"), n * d), n, d), levels)
   yy <- rd(file.path(dir, "y.bin"), n)
   df$y <- if (method == "class") factor(yy, levels = seq_len(K) - 1L) else yy
   w <- rd(file.path(dir, "w.bin"), n)
   f <- as.formula("y ~ .")
   fit <- rpart(f, data = df, weights = w, method = method, control = ctrl)
+  if (!is.na(prune_cp)) fit <- prune(fit, cp = prune_cp)
   fr <- fit$frame
   feature <- match(as.character(fr$var), names(df)) - 1L
   feature[is.na(feature)] <- -1L
@@ -215,7 +218,8 @@ def _prepare(fit: RpartFit, directory: Path, i: int):
             f"usesurrogate = {_r_int(fit.usesurrogate)}, surrogatestyle = {_r_int(fit.surrogatestyle)}, "
             f"xval = 0L, maxdepth = {_r_int(fit.maxdepth)})")
     lv = "c(" + ", ".join(_r_int(v) for v in levels) + ")"
-    return (f'run_fit("{directory.as_posix()}", {n}L, {d}L, {lv}, "{fit.method}", {K}L, {len(new)}L, {ctrl})', K, n)
+    pruning = "" if fit.prune_cp is None else f", prune_cp = {float(fit.prune_cp)!r}"
+    return (f'run_fit("{directory.as_posix()}", {n}L, {d}L, {lv}, "{fit.method}", {K}L, {len(new)}L, {ctrl}{pruning})', K, n)
 
 
 def _collect(directory: Path, method, K, n, n_new):

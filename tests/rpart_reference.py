@@ -55,8 +55,9 @@ def _class_split(x, y, w, K, ncat, edge):
         temp = _gini_total(left) + _gini_total(right)
         temp = np.where(ok, temp, np.inf)
         i = int(np.argmin(temp))
-        if _near_tie(temp[np.isfinite(temp)], temp[i], total, False): TIES.append("class cut")
         if not temp[i] < total: return 0.0, None
+        if _near_tie(temp[np.isfinite(temp)], temp[i], total, False) and total - temp[i] > 1e-10 * onehot.sum():
+            TIES.append("class cut")       # (in a pure node, where total is rounding, every cut ties and rpart makes none)
         pl, pr = left[i] / left[i].sum(), right[i] / right[i].sum()
         direction = LEFT if pl @ np.arange(K) < pr @ np.arange(K) else RIGHT
         return total - temp[i], dict(index=(x[i] + x[i + 1]) / 2, ncat=direction)
@@ -77,7 +78,7 @@ def _class_split(x, y, w, K, ncat, edge):
         if ltot < edge or rtot < edge: continue
         l, r = ccnt[lmask].sum(0), ccnt[~lmask].sum(0)
         temp = _gini_total(l) + _gini_total(r)
-        seen.append(temp)
+        if lmask[present[0]]: seen.append(temp)      # a subset and its complement are one partition: not a tie
         if temp < best:
             best = temp
             direction = np.zeros(ncat, int)
@@ -86,7 +87,8 @@ def _class_split(x, y, w, K, ncat, edge):
             direction[lmask & (cnt > 0)] = LEFT * sign
             direction[~lmask & (cnt > 0)] = RIGHT * sign
             chosen = dict(directions=direction, ncat=ncat)
-    if _near_tie(seen, best, total, False): TIES.append("class partition")
+    if chosen is not None and _near_tie(seen, best, total, False) and total - best > 1e-10 * onehot.sum():
+        TIES.append("class partition")
     return total - best, chosen
 
 
@@ -199,6 +201,7 @@ def fit(X, y, method="class", sample_weight=None, ncat=None, minsplit=2, minbuck
     K = n_classes if method == "class" else None
     kept = np.flatnonzero(~np.isnan(X).all(axis=1))            # na.rpart: drop rows missing every x
     miss = np.isnan(X)
+    whole = bool(np.all(w == np.round(w)))                     # sums of whole weights are exact, in any order
     frame, splits, where = {}, [], np.zeros(n, int)
     state = dict(iscale=0.0)
 
@@ -236,7 +239,8 @@ def fit(X, y, method="class", sample_weight=None, ncat=None, minsplit=2, minbuck
             cand = dict(feature=i, improve=agreement, adj=adj, count=0, primary=False, **sp)
             pos = next((k for k, s in enumerate(surrogates) if agreement > s["improve"]), len(surrogates))
             if len(surrogates) == maxsurrogate and pos == len(surrogates): continue
-            if any(abs(agreement - s["improve"]) <= 1e-9 for s in surrogates): TIES.append("surrogate rank")
+            if any(abs(agreement - s["improve"]) <= 1e-9 and not (whole and agreement == s["improve"]) for s in surrogates):
+                TIES.append("surrogate rank")      # equal agreements of whole weights are exact: column order decides
             surrogates.insert(pos, cand)
             del surrogates[maxsurrogate:]
         side = {}                                                 # nodesplit.c

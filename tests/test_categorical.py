@@ -357,7 +357,7 @@ def tennis_tree():
 
 def split_of(tree, t):
     "The split object of internal node `t` of a Tree, rebuilt from its arrays (so that its own goes_left routes)."
-    if not tree.categorical[t]: return Split(int(tree.feature[t]), float(tree.threshold[t]), np.nan)
+    if not tree.categorical[t]: return Split(int(tree.feature[t]), float(tree.threshold[t]), np.nan, bool(tree.default_left[t]))
     return CategoricalSplit(int(tree.feature[t]), frozenset(np.flatnonzero(tree.left_levels[t]).tolist()),
                             frozenset(np.flatnonzero(tree.right_levels[t]).tolist()), np.nan, bool(tree.default_left[t]))
 
@@ -495,15 +495,15 @@ def test_encoder_unseen_levels_are_minus_one():
     assert codes[:, 1].tolist() == [-1, 2, 0, 2] and (codes[:, 2] == -1).all()
 
 
-def test_encoder_missing_values_are_a_clear_error():
+def test_encoder_codes_missing_values_as_nan():
+    "NaN, None and pandas' NA in a categorical column are coded NaN (chapter 04's searches treat them as one more level), never a level."
     enc = CategoryEncoder().fit(mixed_table())
-    with pytest.raises(ValueError, match="'colour' has 1 missing"):
-        CategoryEncoder().fit(mixed_table().assign(colour=["red", None, "blue", "red"]))
-    with pytest.raises(ValueError, match="'city'.*missing"):
-        enc.transform(mixed_table().assign(city=pd.array(["Oslo", pd.NA, "Lima", "Oslo"], dtype="string")))
-    with pytest.raises(ValueError, match="column 0 .*missing"):
-        CategoryEncoder().fit(np.array([["a", 1.0], [np.nan, 2.0]], dtype=object))
-
+    assert CategoryEncoder().fit(mixed_table().assign(colour=["red", None, "blue", "red"])).levels_[1].tolist() == ["blue", "red"]
+    codes = enc.transform(mixed_table().assign(city=pd.array(["Oslo", pd.NA, "Lima", "Oslo"], dtype="string")))
+    assert np.isnan(codes[1, 2]) and codes[[0, 2, 3], 2].tolist() == [1, 0, 1]
+    objects = CategoryEncoder().fit(np.array([["a", 1.0], [np.nan, 2.0]], dtype=object))
+    assert objects.categorical_ == [0] and objects.levels_[0].tolist() == ["a"]
+    assert np.isnan(objects.transform(np.array([[np.nan, 2.0]], dtype=object))[0, 0])
 
 def test_encoder_bad_columns_are_clear_errors():
     table = mixed_table()

@@ -33,13 +33,13 @@ def random_trees(draw, max_nodes=80):
             k = int(rng.integers(1, len(seen)))
             builder.split_node(t, CategoricalSplit(j, frozenset(seen[:k].tolist()), frozenset(seen[k:].tolist()), 0., bool(rng.random() < .5)))
         else:
-            builder.split_node(t, Split(j, float(rng.integers(-2, 12)) / 2, 0.))   # thresholds on the rows' grid: ties go left
+            builder.split_node(t, Split(j, float(rng.integers(-2, 12)) / 2, 0., bool(rng.random() < .5)))   # thresholds on the rows' grid
         open_nodes += [builder.add_node(t, True, [1., 0.], 0., 2, 2.), builder.add_node(t, False, [0., 1.], 0., 2, 2.)]
         count += 2
     tree = builder.build(N_LEVELS)
     n = draw(st.sampled_from([0, 1, 3, FEW_ROWS, FEW_ROWS + 1, 50, 300]))
     X = rng.integers(-2, 12, size=(n, D)) / 2                                    # codes -1 and 4, 5: outside the level table
-    if draw(st.booleans()) and n: X[rng.random(X.shape) < 0.1] = np.nan           # NaN goes right at a numeric split
+    if draw(st.booleans()) and n: X[rng.random(X.shape) < 0.1] = np.nan           # NaN follows each node's default_left
     return tree, X
 
 

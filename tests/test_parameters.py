@@ -28,7 +28,7 @@ from climbing_trees.naive import Tree, tree_differences
 X_BC, Y_BC = load_breast_cancer(return_X_y=True)
 X_DIA, Y_DIA = load_diabetes(return_X_y=True)
 C, R = DecisionTreeClassifier, DecisionTreeRegressor
-OURS_ONLY = ["categorical_features", "algorithm"]
+OURS_ONLY = ["categorical_features", "missing", "max_surrogates", "algorithm"]
 
 
 # -- scikit-learn's test suite, with random features and with class weights
@@ -321,10 +321,13 @@ def test_sparse_input_with_categorical_columns_by_index():
         C(categorical_features=["colour"]).fit(X, y)
 
 
-def test_sparse_nan_is_refused():
-    X = sparse.csr_matrix(np.where(np.eye(5) > 0, np.nan, 0.0))
-    with pytest.raises(ValueError, match="NaN"):
-        C().fit(X, np.arange(5) % 2)
+def test_sparse_nan_is_a_missing_value():
+    "A NaN stored in a sparse matrix is a missing value like a dense one (refused only with missing='error')."
+    dense = np.where(np.eye(6) > 0, np.nan, np.arange(36.0).reshape(6, 6))
+    y = np.arange(6) % 2
+    np.testing.assert_array_equal(C().fit(sparse.csr_matrix(dense), y).apply(dense), C().fit(dense, y).apply(dense))
+    with pytest.raises(ValueError, match="missing values"):
+        C(missing="error").fit(sparse.csr_matrix(dense), y)
 
 
 # -- one output only
