@@ -18,7 +18,7 @@ from sklearn.utils.validation import check_array, check_is_fitted, check_X_y, va
 from threadpoolctl import threadpool_limits
 from .impurity import check_sample_weight
 from .levelwise import grow_levelwise
-from .inference import apply as apply_tree
+from .inference import apply as apply_tree, feature_importances
 from .pruning import prune
 from .estimators import (DecisionTreeRegressor, EstimatorTree, ParameterError, categorical_encoder, patch_to,
                                        resolve_max_features, resolve_tree_params)
@@ -27,7 +27,7 @@ from .estimators import (DecisionTreeRegressor, EstimatorTree, ParameterError, c
 __all__ = ['REGRESSION_LOSSES', 'CLASSIFICATION_LOSSES', 'BOOSTING_CRITERIA', 'weighted_percentile', 'newton_leaf_values', 'Loss',
            'SquaredErrorLoss', 'AbsoluteErrorLoss', 'QuantileLoss', 'HuberLoss', 'BinomialLoss', 'MultinomialLoss',
            'ExponentialLoss', 'make_loss', 'BaseGradientBoosting', 'presort', 'subset_orders',
-           'unnormalized_importances', 'GradientBoostingRegressor', 'GradientBoostingClassifier']
+           'GradientBoostingRegressor', 'GradientBoostingClassifier']
 
 # %% ../nbs/12_boosting.ipynb #64457232
 def weighted_percentile(values, weights, rank=50.0):
@@ -450,21 +450,13 @@ def _fit_stages(self, X, y, w, raw, X_val, y_val, w_val, begin, monitor):
     return n_stages
 
 # %% ../nbs/12_boosting.ipynb #0c1259a7
-def unnormalized_importances(tree, n_features):
-    "Each feature's total weighted impurity decrease in `tree` per unit of the root's weight (chapter 06's importances before normalizing)."
-    internal = np.flatnonzero(~tree.is_leaf)
-    W, i = tree.weighted_n_node_samples, tree.impurity
-    left, right = tree.children_left[internal], tree.children_right[internal]
-    decrease = W[internal] * i[internal] - W[left] * i[left] - W[right] * i[right]
-    return np.bincount(tree.feature[internal], weights=decrease, minlength=n_features) / W[0]
-
 @patch_to(BaseGradientBoosting, as_prop=True)
 def feature_importances_(self):
     "The impurity decrease of each feature, averaged over the trees that split, normalized to sum to 1 (scikit-learn's definition)."
     check_is_fitted(self)
     trees = [e.tree_ for e in self.estimators_.ravel() if e.tree_.node_count > 1]
     if not trees: return np.zeros(self.n_features_in_)
-    mean = np.mean([unnormalized_importances(t, self.n_features_in_) for t in trees], axis=0)
+    mean = np.mean([feature_importances(t, self.n_features_in_, normalize=False) for t in trees], axis=0)
     return mean / mean.sum()
 
 @patch_to(BaseGradientBoosting)

@@ -132,7 +132,7 @@ class SquaredError(Criterion):
         "Per-sample $(w, w u, w u^2)$; sets `shift` and `scale` for this node, which `value` and `impurity` use to return real units."
         y, w = np.asarray(y, dtype=float), np.asarray(sample_weight, dtype=float)
         total = w.sum()
-        self.shift = float(np.dot(w, y) / total) if total > 0 else 0.0
+        self.shift = float((w * y).sum() / total) if total > 0 else 0.0   # not np.dot: BLAS would start threads
         centred = np.where(w > 0, y - self.shift, 0.0)       # a weightless sample contributes 0, even an extreme one
         largest = float(np.abs(centred).max(initial=0.0))
         self.scale = largest if largest > 0 else 1.0
@@ -169,7 +169,7 @@ class Poisson(Criterion):
     def stats(self, y, sample_weight):
         "Per-sample $(w, w u, w u \\ln u)$; sets `scale`, the node's weighted mean, which `value` and `impurity` use to return real units."
         y, w = np.asarray(y, dtype=float), np.asarray(sample_weight, dtype=float)
-        total, weighted_sum = w.sum(), float(np.dot(w, y))
+        total, weighted_sum = w.sum(), float((w * y).sum())
         self.scale = weighted_sum / total if total > 0 and weighted_sum > 0 else 1.0
         u = np.where(w > 0, y / self.scale, 0.0)
         return np.column_stack([w, w * u, w * _xlogx(u)])

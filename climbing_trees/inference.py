@@ -258,15 +258,15 @@ def cut_at_depth(tree, max_depth):
     return collapse(tree, np.flatnonzero((tree.node_depth == max_depth) & ~tree.is_leaf))
 
 # %% ../nbs/06_inference.ipynb #be657dc2
-def feature_importances(tree, n_features):
-    "Normalized total weighted impurity decrease of the splits on each of `n_features` features (all zero for a lone leaf)."
+def feature_importances(tree, n_features, normalize=True):
+    "Total weighted impurity decrease of the splits on each of `n_features` features, per unit of the root's weight; normalized to sum to 1 unless `normalize=False` (all zero for a lone leaf)."
     internal = np.flatnonzero(~tree.is_leaf)
     W, i = tree.weighted_n_node_samples, tree.impurity
     left, right = tree.children_left[internal], tree.children_right[internal]
     decrease = W[internal] * i[internal] - W[left] * i[left] - W[right] * i[right]
     importances = np.bincount(tree.feature[internal], weights=decrease, minlength=n_features) / W[0]
     total = importances.sum()
-    return importances / total if total > 0 else importances
+    return importances / total if normalize and total > 0 else importances
 
 # %% ../nbs/06_inference.ipynb #032da2f1
 def _predictions(tree, X):
