@@ -105,12 +105,14 @@ def _partition_masks(k, start, stop):
     bits = ((number[:, None] >> np.arange(k - 1)) & 1).astype(bool)
     return np.column_stack([np.ones(len(number), dtype=bool), bits])
 
+# %% ../nbs/04_categorical.ipynb #935a7377
 def _sides_admissible(levels: LevelStatistics, M, n_left, n_right, w_left, w_right, min_samples_leaf, min_weight_leaf=0.0):
     "Chapter 02's `admissible_cuts` for the partitions in the rows of boolean `M` (the levels sent left): samples counted with the weightless levels on the default side, levels (all of positive weight) as the positive counts."
     default_left, levels_left = _default_left(levels, M, w_left, w_right), M.sum(axis=1)
     return admissible_cuts(n_left + levels.n_weightless * default_left, n_right + levels.n_weightless * ~default_left,
                            levels_left, M.shape[1] - levels_left, min_samples_leaf, w_left, w_right, min_weight_leaf)
 
+# %% ../nbs/04_categorical.ipynb #1be38029
 def _node_impurity(levels: LevelStatistics):
     "The node's $i(t)$: from the summed statistics, or from the samples for a criterion without sufficient statistics."
     if levels.criterion.sufficient_statistics: return float(levels.criterion.impurity(levels.S.sum(axis=0)))
@@ -134,6 +136,7 @@ def _split_values(levels: LevelStatistics, M, left, right):
         values[r] = sum(w[side].sum() * weighted_absolute_deviation(y[side], w[side]) for side in (goes_left, ~goes_left)) / w.sum()
     return values
 
+# %% ../nbs/04_categorical.ipynb #d1a5648c
 EXHAUSTIVE_MAX_LEVELS = 24   # 2^23 - 1 = 8.4 million partitions, a few seconds: beyond this the oracle refuses
 
 def exhaustive_split_curve(levels: LevelStatistics, min_samples_leaf=1, block=1 << 12, min_weight_leaf=0.0):
@@ -199,6 +202,7 @@ def response_order(levels: LevelStatistics):
         response = S[:, present[-1]] / crit.weight(S)
     return np.lexsort((levels.codes, response))
 
+# %% ../nbs/04_categorical.ipynb #8fb0933a
 def prefix_split_curve(levels: LevelStatistics, order, min_samples_leaf=1, min_weight_leaf=0.0):
     "Sizes m of the admissible splits that send the first m levels of `order` left, and their $i(s)$, by prefix and suffix sums."
     S, counts, crit = levels.S[order], levels.counts[order], levels.criterion
@@ -219,6 +223,7 @@ def best_prefix_split(levels: LevelStatistics, order, min_samples_leaf=1, min_we
     best = first_best(values, _node_impurity(levels))
     return make_categorical_split(levels, np.isin(np.arange(len(order)), order[:sizes[best]]), values[best])
 
+# %% ../nbs/04_categorical.ipynb #7e9337c7
 def best_ordered_split(levels: LevelStatistics, min_samples_leaf=1, min_weight_leaf=0.0):
     "The best prefix split in the order of mean response; for the Poisson deviance also with the levels whose targets sum to zero moved last."
     order = response_order(levels)
@@ -237,7 +242,7 @@ def ordered_categorical_split(x, y, sample_weight, criterion, n_classes=None, mi
     return best_ordered_split(levels, min_samples_leaf, min_weight_leaf)
 
 # %% ../nbs/04_categorical.ipynb #55904446
-MULTICLASS_EXHAUSTIVE_LEVELS = 10   # up to 511 partitions: as cheap as the O(N) pass that sums the levels (measured in chapter 04)
+MULTICLASS_EXHAUSTIVE_LEVELS = 10   # up to 511 partitions: as cheap as the O(N) pass that sums the levels (measured in this chapter)
 
 def principal_component_order(levels: LevelStatistics):
     "Indices of the levels sorted by their projection on the first principal component of the weighted class proportions, ties by code."
@@ -313,6 +318,51 @@ def _sorted_levels(values):
     except TypeError: distinct = sorted(distinct, key=lambda v: (type(v).__name__, str(v)))
     return np.array(distinct, dtype=object)
 
+# %% ../nbs/04_categorical.ipynb #aa717c75
+def _chosen_columns(chosen, columns, names):
+    "Sorted indices of the categorical columns among `columns` (named `names`, or None) that `chosen`, the encoder's `categorical_features`, designates."
+    if chosen is None: return []
+    if isinstance(chosen, str):
+        if chosen == "auto": return [j for j, column in enumerate(columns) if _looks_categorical(column)]
+        raise ValueError(f"categorical_features must be 'auto', None, a list of column names or indices, or a boolean mask, "
+                         f"got {chosen!r} (for one column write [{chosen!r}])")
+    try: chosen = list(chosen)
+    except TypeError: raise TypeError(f"categorical_features must be 'auto', None, a list of column names or indices, "
+                                      f"or a boolean mask, got {chosen!r}") from None
+    if chosen and all(isinstance(c, (bool, np.bool_)) for c in chosen):        # a boolean mask, one entry per column
+        if len(chosen) != len(columns):
+            raise ValueError(f"categorical_features as a boolean mask needs one entry per column of X ({len(columns)}), "
+                             f"got {len(chosen)}")
+        return [j for j, is_categorical in enumerate(chosen) if is_categorical]
+    indices = set()
+    for c in chosen:
+        if isinstance(c, (bool, np.bool_)):
+            raise TypeError(f"categorical_features mixes booleans with names or indices ({c!r}): give a boolean mask "
+                            "with one entry per column, or a list of names or indices")
+        if isinstance(c, (int, np.integer)):
+            if not 0 <= c < len(columns):
+                raise ValueError(f"categorical feature index {c} is out of range: X has {len(columns)} columns")
+            indices.add(int(c))
+        elif names is None:
+            raise ValueError(f"categorical feature {c!r} is a name, but X has no column names (pass a DataFrame or use indices)")
+        elif c not in set(names):
+            raise ValueError(f"categorical feature {c!r} is not a column of X; its columns are {list(names)}")
+        else: indices.add(int(np.flatnonzero(names == c)[0]))
+    return sorted(indices)
+
+# %% ../nbs/04_categorical.ipynb #2fc779b8
+def _numeric_column(column, name):
+    "A numeric column as floats (None and pandas' NA as NaN), or an error, naming the column `name`, that suggests declaring it categorical."
+    try:
+        if isinstance(column, pd.Series): return column.to_numpy(dtype=float, na_value=np.nan)
+        column = np.asarray(column)
+        if column.dtype == object: column = np.where(_is_missing(column), np.nan, column)   # None, pandas' NA: NaN
+        return column.astype(float)
+    except (TypeError, ValueError):
+        example = next((v for v in np.asarray(column, dtype=object) if not isinstance(v, (int, float, np.number))), None)
+        raise ValueError(f"column {name} is treated as numeric but holds {example!r}; "
+                         f"list it in categorical_features to treat it as categorical") from None
+
 # %% ../nbs/04_categorical.ipynb #0bfb8381
 class CategoryEncoder:
     "Find the categorical columns of X and turn them into integer level codes."
@@ -323,63 +373,19 @@ class CategoryEncoder:
         "How errors name column `j`: its DataFrame name, else its position."
         return repr(self.feature_names_in_[j]) if self.feature_names_in_ is not None else f"{j} (position)"
 
-    def _chosen_columns(self, columns, names):
-        "Sorted indices of the categorical columns, from `categorical_features`."
-        chosen = self.categorical_features
-        if chosen is None: return []
-        if isinstance(chosen, str):
-            if chosen == "auto": return [j for j, column in enumerate(columns) if _looks_categorical(column)]
-            raise ValueError(f"categorical_features must be 'auto', None, a list of column names or indices, or a boolean mask, "
-                             f"got {chosen!r} (for one column write [{chosen!r}])")
-        try: chosen = list(chosen)
-        except TypeError: raise TypeError(f"categorical_features must be 'auto', None, a list of column names or indices, "
-                                          f"or a boolean mask, got {chosen!r}") from None
-        if chosen and all(isinstance(c, (bool, np.bool_)) for c in chosen):        # a boolean mask, one entry per column
-            if len(chosen) != len(columns):
-                raise ValueError(f"categorical_features as a boolean mask needs one entry per column of X ({len(columns)}), "
-                                 f"got {len(chosen)}")
-            return [j for j, is_categorical in enumerate(chosen) if is_categorical]
-        indices = set()
-        for c in chosen:
-            if isinstance(c, (bool, np.bool_)):
-                raise TypeError(f"categorical_features mixes booleans with names or indices ({c!r}): give a boolean mask "
-                                "with one entry per column, or a list of names or indices")
-            if isinstance(c, (int, np.integer)):
-                if not 0 <= c < len(columns):
-                    raise ValueError(f"categorical feature index {c} is out of range: X has {len(columns)} columns")
-                indices.add(int(c))
-            elif names is None:
-                raise ValueError(f"categorical feature {c!r} is a name, but X has no column names (pass a DataFrame or use indices)")
-            elif c not in set(names):
-                raise ValueError(f"categorical feature {c!r} is not a column of X; its columns are {list(names)}")
-            else: indices.add(int(np.flatnonzero(names == c)[0]))
-        return sorted(indices)
-
     def fit(self, X):
         "Choose the categorical columns of `X` and record their levels; returns self."
         columns, names = _columns_of(X)
         self.n_features_in_, self.feature_names_in_ = len(columns), names
-        self.categorical_ = self._chosen_columns(columns, names)
+        self.categorical_ = _chosen_columns(self.categorical_features, columns, names)
         self.levels_ = {}
         for j in self.categorical_:
             column = columns[j]
             if isinstance(column, pd.Series) and isinstance(column.dtype, pd.CategoricalDtype):
                 self.levels_[j] = np.asarray(column.cat.categories, dtype=object)
             else: self.levels_[j] = _sorted_levels(column)
-        for j in set(range(len(columns))) - set(self.categorical_): self._numeric(columns[j], j)
+        for j in set(range(len(columns))) - set(self.categorical_): _numeric_column(columns[j], self._name(j))
         return self
-
-    def _numeric(self, column, j):
-        "Column `j` as floats, or an error that suggests declaring it categorical."
-        try:
-            if isinstance(column, pd.Series): return column.to_numpy(dtype=float, na_value=np.nan)
-            column = np.asarray(column)
-            if column.dtype == object: column = np.where(_is_missing(column), np.nan, column)   # None, pandas' NA: NaN
-            return column.astype(float)
-        except (TypeError, ValueError):
-            example = next((v for v in np.asarray(column, dtype=object) if not isinstance(v, (int, float, np.number))), None)
-            raise ValueError(f"column {self._name(j)} is treated as numeric but holds {example!r}; "
-                             f"list it in categorical_features to treat it as categorical") from None
 
     def transform(self, X):
         "`X` as a float array: numeric columns as they are, categorical ones as codes 0..k-1, levels unseen by fit as -1, missing values as NaN."
@@ -395,7 +401,7 @@ class CategoryEncoder:
                 values = np.asarray(column, dtype=object)
                 encoded[:, j] = pd.Index(self.levels_[j]).get_indexer(values)
                 encoded[_is_missing(values), j] = np.nan
-            else: encoded[:, j] = self._numeric(column, j)
+            else: encoded[:, j] = _numeric_column(column, self._name(j))
         return encoded
 
     def fit_transform(self, X):

@@ -165,16 +165,10 @@ def _categorical_left(tree, state, x, X_flat, offset):
     if missing.any(): in_left[missing] = _missing_left(tree, t_cat[missing], X_flat, offset[cat][missing])
     return in_left, cat
 
-# %% ../nbs/06_inference.ipynb #38908b85
-def _apply_rows(tree, route, X):
-    "Leaf number of every row of `X` (C-contiguous floats): all rows move one depth per step along the tables `route`."
-    N, D = X.shape
-    if N == 0 or tree.children_left[0] == LEAF: return np.zeros(N, dtype=np.intp)
-    X_flat, last, K = X.ravel(), int(route.depth.max()), len(route.top).bit_length() - 1
-    some_missing = bool(np.isnan(X_flat.min()))         # min is NaN if any value is: one pass decides the side road
-    offset = np.arange(N) * D                           # where each row starts in X_flat
-    record, position, x, went_left = np.empty(N, route.node.dtype), np.empty(N, np.intp), np.empty(N), np.empty(N, bool)
-    slot = np.ones(N, dtype=np.intp)                    # the heap: every row starts at slot 1
+# %% ../nbs/06_inference.ipynb #ffb85182
+def _walk_heap(tree, route, X_flat, offset, K, some_missing, record, position, x, went_left):
+    "The node each row (starting at `offset` in `X_flat`) reaches after the top `K` depths, walked as a heap; the last four arguments are buffers, one entry per row."
+    slot = np.ones(len(offset), dtype=np.intp)          # the heap: every row starts at slot 1
     for step in range(K):
         np.take(route.top, slot, out=record, mode="clip")
         np.add(record["feature"], offset, out=position)
@@ -184,7 +178,18 @@ def _apply_rows(tree, route, X):
             miss = np.flatnonzero(np.isnan(x))
             if len(miss): went_left[miss] = _missing_left(tree, route.top_exit[slot[miss]], X_flat, offset[miss])
         slot += slot; slot += went_left                 # s <- 2s + went_left: no table
-    state = np.take(route.top_exit, slot, out=slot, mode="clip")
+    return np.take(route.top_exit, slot, out=slot, mode="clip")
+
+# %% ../nbs/06_inference.ipynb #38908b85
+def _apply_rows(tree, route, X):
+    "Leaf number of every row of `X` (C-contiguous floats): all rows move one depth per step along the tables `route`."
+    N, D = X.shape
+    if N == 0 or tree.children_left[0] == LEAF: return np.zeros(N, dtype=np.intp)
+    X_flat, last, K = X.ravel(), int(route.depth.max()), len(route.top).bit_length() - 1
+    some_missing = bool(np.isnan(X_flat.min()))         # min is NaN if any value is: one pass decides the side road
+    offset = np.arange(N) * D                           # where each row starts in X_flat
+    record, position, x, went_left = np.empty(N, route.node.dtype), np.empty(N, np.intp), np.empty(N), np.empty(N, bool)
+    state = _walk_heap(tree, route, X_flat, offset, K, some_missing, record, position, x, went_left)
     if K == last: return state
     state += state                                      # node t -> state 2t
     rows, final = np.arange(N), np.empty(N, dtype=np.intp)   # final: each row's state when it is dropped
@@ -361,7 +366,8 @@ def export_text(tree_or_estimator, feature_names=None, class_names=None, decimal
             lines.append("|   " * depth + f"|--- truncated branch of depth {depth_of[t:subtree_end(tree, t)].max() - depth}")
         else:
             j, missing_left = tree.feature[t], bool(tree.default_left[t])
-            rule_of = lambda left: split_rule(tree, t, names[j], levels.get(j), decimals, left) + (" or missing" if left == missing_left else "")
+            marked = lambda rule, left: rule + (" or missing" if left == missing_left and not rule.endswith(" is missing") else "")
+            rule_of = lambda left: marked(split_rule(tree, t, names[j], levels.get(j), decimals, left), left)   # a side without levels: "is missing" already
             surrogates = ["|   " * (depth + 1) + "|~~ surrogate: " + text for text in _surrogate_texts(tree, t, names, levels, decimals)]
             stack += [(tree.children_right[t], rule_of(False), []), (tree.children_left[t], rule_of(True), surrogates)]
     return "\n".join(lines)
@@ -395,6 +401,7 @@ def _node_label(tree, t, names, classes, levels, criterion, decimals, show_missi
     else: lines.append(f"value = {tree.value[t, 0]:.{decimals}f}")
     return "\n".join(lines)
 
+# %% ../nbs/06_inference.ipynb #8652127c
 def _node_colours(tree, classify):
     "A fill colour per node: its majority class's colour, stronger as the class dominates; for regression, stronger as the value grows."
     from matplotlib import colormaps             # only when drawing: importing the library does not need matplotlib
@@ -410,6 +417,7 @@ def _node_colours(tree, classify):
     strength = 0.75 * np.clip(strength, 0, 1)[:, None]
     return (1 - strength) * np.ones(3) + strength * base      # mixed with white: opaque, so edges hide behind boxes
 
+# %% ../nbs/06_inference.ipynb #4e10a210
 def plot_tree(tree_or_estimator, feature_names=None, class_names=None, max_depth=None, decimals=2, ax=None, fontsize=None, filled=True,
               show_missing=None):
     "Draw a `Tree` or a fitted estimator's tree with matplotlib (categorical splits as level sets; `show_missing` as `export_text`'s); returns the axes."

@@ -13,7 +13,7 @@ from .impurity import (CLASS_IMPURITY, CLASSIFICATION_CRITERIA, REGRESSION_CRITE
 
 # %% auto #0
 __all__ = ['LEAF', 'UNDEFINED', 'SMALL_TREE', 'TIE_TOLERANCE', 'FEATURE_THRESHOLD', 'ColumnSearch', 'SPLITTERS', 'Split',
-           'default_side', 'nodes_by_depth', 'SurrogateSplit', 'Surrogates', 'Tree', 'preorder_walk',
+           'default_side', 'Tree', 'nodes_by_depth', 'SurrogateSplit', 'Surrogates', 'preorder_walk',
            'preorder_by_depth', 'preorder_numbers', 'TreeBuilder', 'kept_nodes', 'collapse', 'midpoints',
            'candidate_thresholds', 'admissible_cuts', 'naive_split_curve', 'ties_with_best', 'first_best',
            'node_summary', 'naive_column_split', 'column_ranges', 'constant_features', 'takes_min_weight_leaf',
@@ -45,6 +45,39 @@ def default_side(n_left, n_right):
 LEAF = -1        # the children of a leaf
 UNDEFINED = -2   # the feature and threshold of a leaf
 
+@dataclass(eq=False)
+class Tree:
+    "A fitted binary tree as parallel arrays indexed by node number, in pre-order (a node, its left subtree, its right subtree)."
+    children_left: np.ndarray             # (T,) node number of the left child, LEAF at a leaf
+    children_right: np.ndarray            # (T,) node number of the right child, LEAF at a leaf
+    feature: np.ndarray                   # (T,) feature the node splits on, UNDEFINED at a leaf
+    threshold: np.ndarray                 # (T,) numeric split: x <= threshold goes left; NaN for a categorical split
+    categorical: np.ndarray               # (T,) whether the split is on level sets (chapter 4)
+    left_levels: np.ndarray               # (T, L) level codes sent left by a categorical split
+    right_levels: np.ndarray              # (T, L) level codes sent right by a categorical split
+    default_left: np.ndarray              # (T,) where a split sends a missing value (NaN) or a level it never saw
+    value: np.ndarray                     # (T, K) class proportions, or (T, 1) the weighted mean
+    impurity: np.ndarray                  # (T,) i(t)
+    n_node_samples: np.ndarray            # (T,) samples that reached the node in training
+    weighted_n_node_samples: np.ndarray   # (T,) their total weight W_t
+    surrogates: Surrogates | None = None  # each split's surrogate splits (chapter 8), None: no surrogates
+
+    @property
+    def node_count(self): return len(self.children_left)
+    @property
+    def is_leaf(self): return self.children_left == LEAF
+    @property
+    def n_leaves(self): return int(self.is_leaf.sum())
+    @property
+    def node_depth(self):
+        "Depth of every node (the root has depth 0)."
+        depth = np.zeros(self.node_count, dtype=np.intp)
+        for d, nodes in enumerate(nodes_by_depth(self.children_left, self.children_right)): depth[nodes] = d
+        return depth
+    @property
+    def max_depth(self): return int(self.node_depth.max())
+
+# %% ../nbs/02_naive_split.ipynb #3724b03c
 def nodes_by_depth(children_left, children_right):
     "The node numbers of each depth, root first, for any numbering in which the root is node 0."
     depths, frontier = [], np.zeros(1, dtype=np.intp)
@@ -54,6 +87,7 @@ def nodes_by_depth(children_left, children_right):
         frontier = np.concatenate([children_left[inner], children_right[inner]])
     return depths
 
+# %% ../nbs/02_naive_split.ipynb #459741fd
 @dataclass(frozen=True)
 class SurrogateSplit:
     "One surrogate of a node's split (chapter 8): numeric, `x <= threshold` goes left if `below_left` (right if not), or categorical, the codes of `left_levels` left and of `right_levels` right; `agree`, `adj`: its agreement with the split."
@@ -73,6 +107,7 @@ class SurrogateSplit:
     @property
     def categorical(self): return bool(self.left_levels or self.right_levels)
 
+# %% ../nbs/02_naive_split.ipynb #55b9be09
 @dataclass(frozen=True, eq=False)
 class Surrogates:
     "Every node's surrogate splits (chapter 8) in flat arrays: those of node t, best first, are the entries `start[t]:start[t + 1]`."
@@ -114,38 +149,6 @@ class Surrogates:
         tables = {f.name: getattr(self, f.name)[entries] for f in fields(self) if f.name != "start"}
         return Surrogates(np.concatenate([[0], np.cumsum(counts)]).astype(np.intp), **tables)
 
-@dataclass(eq=False)
-class Tree:
-    "A fitted binary tree as parallel arrays indexed by node number, in pre-order (a node, its left subtree, its right subtree)."
-    children_left: np.ndarray             # (T,) node number of the left child, LEAF at a leaf
-    children_right: np.ndarray            # (T,) node number of the right child, LEAF at a leaf
-    feature: np.ndarray                   # (T,) feature the node splits on, UNDEFINED at a leaf
-    threshold: np.ndarray                 # (T,) numeric split: x <= threshold goes left; NaN for a categorical split
-    categorical: np.ndarray               # (T,) whether the split is on level sets (chapter 4)
-    left_levels: np.ndarray               # (T, L) level codes sent left by a categorical split
-    right_levels: np.ndarray              # (T, L) level codes sent right by a categorical split
-    default_left: np.ndarray              # (T,) where a split sends a missing value (NaN) or a level it never saw
-    value: np.ndarray                     # (T, K) class proportions, or (T, 1) the weighted mean
-    impurity: np.ndarray                  # (T,) i(t)
-    n_node_samples: np.ndarray            # (T,) samples that reached the node in training
-    weighted_n_node_samples: np.ndarray   # (T,) their total weight W_t
-    surrogates: Surrogates | None = None  # each split's surrogate splits (chapter 8), None: no surrogates
-
-    @property
-    def node_count(self): return len(self.children_left)
-    @property
-    def is_leaf(self): return self.children_left == LEAF
-    @property
-    def n_leaves(self): return int(self.is_leaf.sum())
-    @property
-    def node_depth(self):
-        "Depth of every node (the root has depth 0)."
-        depth = np.zeros(self.node_count, dtype=np.intp)
-        for d, nodes in enumerate(nodes_by_depth(self.children_left, self.children_right)): depth[nodes] = d
-        return depth
-    @property
-    def max_depth(self): return int(self.node_depth.max())
-
 # %% ../nbs/02_naive_split.ipynb #1b20851c
 SMALL_TREE = 1000   # up to this many nodes a walk in Python is faster than numpy's passes over the depths (measured below)
 
@@ -178,6 +181,69 @@ def preorder_numbers(children_left, children_right):
     number = preorder_walk if len(children_left) <= SMALL_TREE else preorder_by_depth
     return number(children_left, children_right)
 
+# %% ../nbs/02_naive_split.ipynb #1fc7df4a
+def _link_children(parent, is_left):
+    "The arrays `children_left`, `children_right` of nodes given by their `parent` (-1 for the root) and side, in the order written."
+    T = len(parent)
+    children_left, children_right = np.full(T, LEAF, np.intp), np.full(T, LEAF, np.intp)
+    child = np.flatnonzero(parent >= 0)
+    if T == 0 or parent[0] >= 0 or len(child) != T - 1:
+        raise ValueError("a tree needs exactly one root, the first node added, with parent -1")
+    on_left = is_left[child]
+    children_left[parent[child[on_left]]] = child[on_left]
+    children_right[parent[child[~on_left]]] = child[~on_left]
+    return children_left, children_right
+
+# %% ../nbs/02_naive_split.ipynb #212e24fe
+def _split_rules(T, numeric, categorical, n_levels):
+    "The rule arrays of `T` nodes (feature, threshold, categorical, left_levels, right_levels, default_left) from the builder's chunks of numeric rules and its categorical ones."
+    feature, threshold = np.full(T, UNDEFINED, np.intp), np.full(T, float(UNDEFINED))
+    is_categorical, default_left = np.zeros(T, bool), np.zeros(T, bool)
+    for nodes, f, tau, default in numeric: feature[nodes], threshold[nodes], default_left[nodes] = f, tau, default
+    left_levels, right_levels = np.zeros((T, n_levels), bool), np.zeros((T, n_levels), bool)
+    for t, f, left, right, default in categorical:
+        feature[t], threshold[t], is_categorical[t], default_left[t] = f, np.nan, True, default
+        left_levels[t, left], right_levels[t, right] = True, True
+    return feature, threshold, is_categorical, left_levels, right_levels, default_left
+
+# %% ../nbs/02_naive_split.ipynb #23a4c576
+def _preorder_layout(children_left, children_right):
+    "Renumber a tree in pre-order: `order` (the written number of the node at each new number) and the children arrays in the new numbers."
+    T = len(children_left)
+    number = preorder_numbers(children_left, children_right)
+    order = np.empty(T, np.intp)
+    order[number] = np.arange(T)                         # the inverse permutation
+    right = children_right[order]
+    split = right != LEAF
+    right[split] = number[right[split]]
+    left = np.where(split, np.arange(1, T + 1), LEAF)    # in pre-order a left child comes right after its parent
+    return order, left, right
+
+# %% ../nbs/02_naive_split.ipynb #a54155c0
+def _assemble_tree(nodes, numeric, categorical, surrogates, n_levels=0):
+    "The `Tree` numbered in pre-order from a builder's chunks of nodes, numeric and categorical rules, and surrogates ({node: list} or None)."
+    if not nodes: raise ValueError("a tree needs exactly one root, the first node added, with parent -1")
+    columns = list(zip(*nodes))                     # each field's chunks, concatenated one at a time below
+    children_left, children_right = _link_children(np.concatenate(columns[0]), np.concatenate(columns[1]))
+    codes = [c for *_, left, right, _ in categorical for c in (*left, *right)]
+    codes += [c for node in (surrogates or {}).values() for s in node for c in (*s.left_levels, *s.right_levels)]
+    n_levels = max(n_levels, max(codes, default=-1) + 1)
+    rules = _split_rules(len(children_left), numeric, categorical, n_levels)
+    leaf = children_left == LEAF
+    if ((rules[0] == UNDEFINED) != leaf).any() or (leaf != (children_right == LEAF)).any():
+        raise ValueError("every split node needs two children and every node with children a split")
+    if surrogates is not None and any(leaf[t] for t, node in surrogates.items() if node):
+        raise ValueError("surrogate splits belong to split nodes; a leaf got some")
+    del leaf
+    order, left, right = _preorder_layout(children_left, children_right)
+    del children_left, children_right                # large trees: free each temporary once it has served
+    rows = [a[order] for a in rules]
+    del rules
+    rows += [np.concatenate(chunks)[order] for chunks in columns[2:]]   # value, impurity, n_samples, weight
+    table = None if surrogates is None else Surrogates.from_lists([surrogates.get(int(t), []) for t in order], n_levels)
+    return Tree(left, right, *rows, table)
+
+# %% ../nbs/02_naive_split.ipynb #7e0b21f2
 class TreeBuilder:
     "Writes a `Tree` node by node or many nodes at once, parents before children, in any order; `build` numbers the nodes in pre-order."
     def __init__(self):
@@ -221,49 +287,7 @@ class TreeBuilder:
 
     def build(self, n_levels=0):
         "The finished `Tree`, numbered in pre-order; `n_levels` widens the level tables (default: the largest code used + 1)."
-        if not self._nodes: raise ValueError("a tree needs exactly one root, the first node added, with parent -1")
-        columns = list(zip(*self._nodes))           # each field's chunks, concatenated one at a time below
-        parent, is_left = np.concatenate(columns[0]), np.concatenate(columns[1])
-        T = len(parent)
-        children_left, children_right = np.full(T, LEAF, np.intp), np.full(T, LEAF, np.intp)
-        child = np.flatnonzero(parent >= 0)
-        if T == 0 or parent[0] >= 0 or len(child) != T - 1:
-            raise ValueError("a tree needs exactly one root, the first node added, with parent -1")
-        on_left = is_left[child]
-        children_left[parent[child[on_left]]] = child[on_left]
-        children_right[parent[child[~on_left]]] = child[~on_left]
-        del parent, is_left, child, on_left              # large trees: free each temporary once it has served
-        feature, threshold = np.full(T, UNDEFINED, np.intp), np.full(T, float(UNDEFINED))
-        categorical, default_left = np.zeros(T, bool), np.zeros(T, bool)
-        for nodes, f, tau, default in self._numeric: feature[nodes], threshold[nodes], default_left[nodes] = f, tau, default
-        codes = [c for *_, left, right, _ in self._categorical for c in (*left, *right)]
-        codes += [c for node in (self._surrogates or {}).values() for s in node for c in (*s.left_levels, *s.right_levels)]
-        n_levels = max(n_levels, max(codes, default=-1) + 1)
-        left_levels, right_levels = np.zeros((T, n_levels), bool), np.zeros((T, n_levels), bool)
-        for t, f, left, right, default in self._categorical:
-            feature[t], threshold[t], categorical[t], default_left[t] = f, np.nan, True, default
-            left_levels[t, left], right_levels[t, right] = True, True
-        leaf = children_left == LEAF
-        if ((feature == UNDEFINED) != leaf).any() or (leaf != (children_right == LEAF)).any():
-            raise ValueError("every split node needs two children and every node with children a split")
-        if self._surrogates is not None and any(leaf[t] for t, node in self._surrogates.items() if node):
-            raise ValueError("surrogate splits belong to split nodes; a leaf got some")
-        number = preorder_numbers(children_left, children_right)
-        del children_left, leaf
-        order = np.empty(T, np.intp)
-        order[number] = np.arange(T)                     # old number of the node at each new number: the inverse permutation
-        right = children_right[order]
-        del children_right
-        split = right != LEAF
-        right[split] = number[right[split]]
-        left = np.where(split, np.arange(1, T + 1), LEAF)  # in pre-order a left child comes right after its parent
-        del number
-        rows = [a[order] for a in (feature, threshold, categorical, left_levels, right_levels, default_left)]
-        del feature, threshold, categorical, left_levels, right_levels, default_left
-        rows += [np.concatenate(chunks)[order] for chunks in columns[2:]]   # value, impurity, n_samples, weight
-        surrogates = None if self._surrogates is None else Surrogates.from_lists(
-            [self._surrogates.get(int(t), []) for t in order], n_levels)
-        return Tree(left, right, *rows, surrogates)
+        return _assemble_tree(self._nodes, self._numeric, self._categorical, self._surrogates, n_levels)
 
 # %% ../nbs/02_naive_split.ipynb #9dc6ab4c
 def kept_nodes(tree, cut):
@@ -498,7 +522,7 @@ def check_growth(X, y, criterion, sample_weight=None, n_classes=None, max_depth=
 SPLITTERS = ("best", "random")
 
 def check_search_options(max_features, splitter, random_state, n_features):
-    "Validate the randomized-search options; return `max_features` (None: every feature, no randomness), `splitter` and a `np.random.Generator`."
+    "Validate the randomized-search options; return `max_features` (None: every feature), `splitter` and a `np.random.Generator` (None when nothing is random)."
     if max_features is not None:
         if isinstance(max_features, bool) or not isinstance(max_features, (int, np.integer)):
             raise TypeError(f"max_features must be an integer number of features or None, got {max_features!r}")
@@ -506,6 +530,7 @@ def check_search_options(max_features, splitter, random_state, n_features):
             raise ValueError(f"max_features must be between 1 and the number of features ({n_features}), got {max_features}")
     if splitter not in SPLITTERS: raise ValueError(f"splitter must be one of {SPLITTERS}, got {splitter!r}")
     drawn = None if max_features is None or max_features >= n_features else int(max_features)
+    if drawn is None and splitter == "best": return None, splitter, None   # nothing to draw: no generator to build
     return drawn, splitter, np.random.default_rng(random_state)
 
 def draw_features(constant, max_features, rng):
@@ -601,10 +626,11 @@ def tree_differences(a, b, rtol=1e-9, compare_counts=True):
 
 # %% ../nbs/02_naive_split.ipynb #be4ced09
 def split_rule(tree, t, name, levels=None, decimals=2, left=True):
-    "The question of internal node `t` for its left or right child: 'x <= 0.5', 'x > 0.5' or, for a categorical split, 'x in {a, b}'."
+    "The question of internal node `t` for its left or right child: 'x <= 0.5', 'x > 0.5' or, for a categorical split, 'x in {a, b}' ('x is missing' for a side without levels)."
     if not tree.categorical[t]:
         return f"{name} {'<=' if left else '>'} {tree.threshold[t]:.{decimals}f}"
     side = np.flatnonzero((tree.left_levels if left else tree.right_levels)[t])
+    if len(side) == 0: return f"{name} is missing"        # "every level | missing": only what no level set names goes there
     return f"{name} in {{{', '.join(str(levels[c]) if levels is not None else str(c) for c in side)}}}"
 
 def leaf_text(tree, t, class_names=None, decimals=2):

@@ -119,3 +119,22 @@ def test_a_categorical_column_with_holes():
     new = pd.DataFrame({"colour": [None, "purple"], "size": [0.2, 0.9]})
     np.testing.assert_array_equal(model.predict(new)[:1], [1])   # NaN goes where the missing rows went
     assert model.predict(new).shape == (2,)
+
+
+@pytest.mark.parametrize("missing", ("direction", "surrogate"))
+def test_cv_alpha_table_and_pruning_with_holes(missing):
+    "Chapter 09's cross-validated pruning table works on data with holes, for both strategies, and its chosen alpha prunes."
+    from climbing_trees.estimators import cv_alpha_table, one_standard_error_alpha
+    rng = np.random.default_rng(4)
+    X = rng.random((300, 4))
+    y = (X[:, 0] + 0.5 * X[:, 1] + 0.2 * rng.normal(size=300) > 0.8).astype(int)
+    X = with_holes(X, 0.2, rng)
+    table = cv_alpha_table(DecisionTreeClassifier(missing=missing, min_samples_leaf=3), X, y, cv=5)
+    assert np.isfinite(table.cv_error).all() and (table.n_leaves >= 1).all() and len(table) > 3
+    alpha = one_standard_error_alpha(table)
+    pruned = DecisionTreeClassifier(missing=missing, min_samples_leaf=3, ccp_alpha=alpha).fit(X, y)
+    full = DecisionTreeClassifier(missing=missing, min_samples_leaf=3).fit(X, y)
+    assert pruned.get_n_leaves() < full.get_n_leaves()
+    if missing == "surrogate":          # pruning keeps the surrogates of the splits it keeps
+        kept = pruned.tree_
+        assert kept.surrogates is not None and len(kept.surrogates.start) == kept.node_count + 1
