@@ -124,7 +124,7 @@ def test_a_categorical_column_with_holes():
 @pytest.mark.parametrize("missing", ("direction", "surrogate"))
 def test_cv_alpha_table_and_pruning_with_holes(missing):
     "Chapter 09's cross-validated pruning table works on data with holes, for both strategies, and its chosen alpha prunes."
-    from climbing_trees.estimators import cv_alpha_table, one_standard_error_alpha
+    from climbing_trees.selection import cv_alpha_table, one_standard_error_alpha
     rng = np.random.default_rng(4)
     X = rng.random((300, 4))
     y = (X[:, 0] + 0.5 * X[:, 1] + 0.2 * rng.normal(size=300) > 0.8).astype(int)

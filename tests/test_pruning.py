@@ -1,4 +1,4 @@
-"""Chapter 07 (pruning) against scikit-learn, and its edge cases; then chapter 09's cross-validation of alpha.
+"""Chapter 07 (pruning) against scikit-learn, and its edge cases; then chapter 10's cross-validation of alpha.
 
 scikit-learn is the oracle for the weakest-link path. Its path lists one alpha per cut node (a tie
 between two links shows as the same alpha twice), ours one entry per distinct alpha (all tied links
@@ -273,11 +273,11 @@ def test_estimators_ccp_alpha_zero_and_bad_values():
             DecisionTreeClassifier(ccp_alpha=alpha).fit(X_HAND, Y_HAND)
 
 
-# ---- choosing alpha (chapter 09: cv_alpha_table and one_standard_error_alpha live with the estimators)
+# ---- choosing alpha (chapter 10: cv_alpha_table and one_standard_error_alpha, built on the estimators)
 
 def test_one_standard_error_alpha():
     import pandas as pd
-    from climbing_trees.estimators import one_standard_error_alpha
+    from climbing_trees.selection import one_standard_error_alpha
     table = pd.DataFrame({"alpha": [0, .01, .02, .05, .2], "n_leaves": [9, 6, 4, 2, 1],
                           "cv_error": [.20, .15, .17, .19, .40], "cv_se": [.02, .03, .03, .03, .04]})
     assert one_standard_error_alpha(table) == .02
@@ -289,7 +289,8 @@ def test_one_standard_error_alpha():
 def test_cv_alpha_table_matches_refitting():
     "Pruning each fold's tree at alpha_cv gives the same CV error as refitting each fold with ccp_alpha = alpha_cv."
     from sklearn.model_selection import KFold
-    from climbing_trees.estimators import DecisionTreeRegressor, cv_alpha_table, one_standard_error_alpha
+    from climbing_trees.estimators import DecisionTreeRegressor
+    from climbing_trees.selection import cv_alpha_table, one_standard_error_alpha
     X, y, _ = problem("squared_error", 3, False, 200)
     folds = KFold(4, shuffle=True, random_state=1)
     table = cv_alpha_table(DecisionTreeRegressor(min_samples_leaf=5), X, y, cv=folds)
@@ -304,7 +305,8 @@ def test_cv_alpha_table_matches_refitting():
 
 
 def test_cv_alpha_table_bad_input():
-    from climbing_trees.estimators import DecisionTreeClassifier, cv_alpha_table
+    from climbing_trees.estimators import DecisionTreeClassifier
+    from climbing_trees.selection import cv_alpha_table
     with pytest.raises(TypeError, match="climbing_trees"):
         cv_alpha_table(sktree.DecisionTreeClassifier(), X_HAND, Y_HAND)
     with pytest.raises(ValueError, match="at least 2"):
