@@ -285,6 +285,7 @@ def column_searches(n_features, categorical, numeric_search):
     return [categorical_column_split if j in categorical else numeric_search for j in range(n_features)]
 
 # %% ../nbs/04_categorical.ipynb #8a1b9ad0
+#| code-fold: true
 def _columns_of(X):
     "The columns of `X` (a DataFrame or something array-like) as a list, and the DataFrame's column names or None."
     if isinstance(X, pd.DataFrame):
@@ -319,6 +320,7 @@ def _sorted_levels(values):
     return np.array(distinct, dtype=object)
 
 # %% ../nbs/04_categorical.ipynb #aa717c75
+#| code-fold: true
 def _chosen_columns(chosen, columns, names):
     "Sorted indices of the categorical columns among `columns` (named `names`, or None) that `chosen`, the encoder's `categorical_features`, designates."
     if chosen is None: return []
@@ -351,6 +353,7 @@ def _chosen_columns(chosen, columns, names):
     return sorted(indices)
 
 # %% ../nbs/04_categorical.ipynb #2fc779b8
+#| code-fold: true
 def _numeric_column(column, name):
     "A numeric column as floats (None and pandas' NA as NaN), or an error, naming the column `name`, that suggests declaring it categorical."
     try:
@@ -364,6 +367,7 @@ def _numeric_column(column, name):
                          f"list it in categorical_features to treat it as categorical") from None
 
 # %% ../nbs/04_categorical.ipynb #0bfb8381
+#| code-fold: true
 class CategoryEncoder:
     "Find the categorical columns of X and turn them into integer level codes."
     def __init__(self, categorical_features="auto"):

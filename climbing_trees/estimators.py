@@ -48,6 +48,7 @@ ALGORITHMS = {
 DEFAULT_ALGORITHM = "levelwise"    # the fastest grower of the book (chapter 05)
 
 # %% ../nbs/09_estimators.ipynb #9d1fde07
+#| code-fold: true
 class ParameterError(ValueError, TypeError):
     "A parameter of the wrong type or value: a ValueError and a TypeError at once, like scikit-learn's `InvalidParameterError`."
 
@@ -169,6 +170,7 @@ def categorical_encoder(categorical_features, X):
     return encoder if len(encoder.categorical_) else None
 
 # %% ../nbs/09_estimators.ipynb #5a51b3ab
+#| code-fold: true
 def patch_to(cls, as_prop=False):
     "Decorator: add the function below to class `cls` as a method (a property if `as_prop`), like fastcore's `patch_to`."
     def add(f):
@@ -192,6 +194,7 @@ class BaseDecisionTree(BaseEstimator):
         return tags
 
 # %% ../nbs/09_estimators.ipynb #69025a25
+#| code-fold: true
 @patch_to(BaseDecisionTree)
 def _densified(self, X):
     "A sparse matrix checked and made dense (8 N D bytes, whatever its density); anything else as it is."

@@ -115,6 +115,7 @@ def build_routes(tree, heap_depth=HEAP_DEPTH):
                   drops, any_categorical, parent, depth)
 
 # %% ../nbs/06_inference.ipynb #d489a9cd
+#| code-fold: true
 _ROUTES = weakref.WeakKeyDictionary()    # tree -> (the arrays its routes were built from, its routes)
 
 def routes(tree):
@@ -306,6 +307,7 @@ def permutation_importance(tree, X, y, n_repeats=5, random_state=None):
     return drops.mean(axis=1), drops.std(axis=1)
 
 # %% ../nbs/06_inference.ipynb #f00a7517
+#| code-fold: true
 def _described(obj, feature_names=None, class_names=None):
     "What the views need from a `Tree` or a fitted estimator: the tree, feature names, class names, level names, criterion name."
     if not isinstance(obj, Tree): check_is_fitted(obj)       # an estimator: NotFittedError before fit
@@ -335,6 +337,7 @@ def _described(obj, feature_names=None, class_names=None):
     return tree, names, classes, levels, getattr(obj, "criterion", "impurity")
 
 # %% ../nbs/06_inference.ipynb #1a3c6263
+#| code-fold: true
 def _surrogate_texts(tree, t, names, levels, decimals=2):
     "Node `t`'s surrogates, best first, each as the question that sends a row left ('x <= 0.5', 'x > 0.5' if reversed, 'x in {a, b}'), with its agreement."
     s, texts = tree.surrogates, []
@@ -373,6 +376,7 @@ def export_text(tree_or_estimator, feature_names=None, class_names=None, decimal
     return "\n".join(lines)
 
 # %% ../nbs/06_inference.ipynb #bd7af445
+#| code-fold: true
 def tree_layout(tree):
     "Positions (x, y) of the nodes of `tree` for drawing: leaves at 0, 1, 2, ... left to right, parents centred above, y = -depth."
     x = np.zeros(tree.node_count)
@@ -382,6 +386,7 @@ def tree_layout(tree):
     return x, -tree.node_depth.astype(float)
 
 # %% ../nbs/06_inference.ipynb #c6ba4587
+#| code-fold: true
 def _node_label(tree, t, names, classes, levels, criterion, decimals, show_missing=False):
     "The lines of text in the box of node `t`: its question (chapter 2's `split_rule`), where missing values go, impurity, samples, weight, value, class."
     j = tree.feature[t]
@@ -402,6 +407,7 @@ def _node_label(tree, t, names, classes, levels, criterion, decimals, show_missi
     return "\n".join(lines)
 
 # %% ../nbs/06_inference.ipynb #8652127c
+#| code-fold: true
 def _node_colours(tree, classify):
     "A fill colour per node: its majority class's colour, stronger as the class dominates; for regression, stronger as the value grows."
     from matplotlib import colormaps             # only when drawing: importing the library does not need matplotlib

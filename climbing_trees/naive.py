@@ -207,6 +207,7 @@ def _split_rules(T, numeric, categorical, n_levels):
     return feature, threshold, is_categorical, left_levels, right_levels, default_left
 
 # %% ../nbs/02_naive_split.ipynb #23a4c576
+#| code-fold: true
 def _preorder_layout(children_left, children_right):
     "Renumber a tree in pre-order: `order` (the written number of the node at each new number) and the children arrays in the new numbers."
     T = len(children_left)
@@ -220,6 +221,7 @@ def _preorder_layout(children_left, children_right):
     return order, left, right
 
 # %% ../nbs/02_naive_split.ipynb #a54155c0
+#| code-fold: true
 def _assemble_tree(nodes, numeric, categorical, surrogates, n_levels=0):
     "The `Tree` numbered in pre-order from a builder's chunks of nodes, numeric and categorical rules, and surrogates ({node: list} or None)."
     if not nodes: raise ValueError("a tree needs exactly one root, the first node added, with parent -1")
@@ -475,6 +477,7 @@ class StoppingRules:
         return decrease >= self.min_impurity_decrease
 
 # %% ../nbs/02_naive_split.ipynb #9d192a40
+#| code-fold: true
 def check_tree_data(X, y, criterion, n_classes=None):
     "Validate `X` (NaN marks a missing value), `y`, `criterion` and `n_classes` for growing a tree; return `X` and `y` as float/int arrays."
     if criterion not in CLASSIFICATION_CRITERIA + REGRESSION_CRITERIA:
@@ -497,6 +500,7 @@ def check_tree_data(X, y, criterion, n_classes=None):
     return X, y
 
 # %% ../nbs/02_naive_split.ipynb #75c5393c
+#| code-fold: true
 def check_target_spread(y, sample_weight):
     "Refuse regression targets whose range (over positive weights) exceeds sqrt(float64 max): a node's squared scale would overflow."
     y = y[sample_weight > 0]
@@ -507,6 +511,7 @@ def check_target_spread(y, sample_weight):
                          "by a power of ten) before growing a tree")
 
 # %% ../nbs/02_naive_split.ipynb #fd3c7481
+#| code-fold: true
 def check_growth(X, y, criterion, sample_weight=None, n_classes=None, max_depth=None, min_samples_split=2,
                  min_samples_leaf=1, min_impurity_decrease=0.0, min_weight_leaf=0.0, max_leaf_nodes=None):
     "Validate everything a grower is given, once; return `X`, `y`, the sample weights and the `StoppingRules`."
@@ -579,6 +584,7 @@ def grow_tree(X, y, criterion="gini", sample_weight=None, n_classes=None, *, fin
     return builder.build()
 
 # %% ../nbs/02_naive_split.ipynb #6202cdc4
+#| code-fold: true
 def tree_differences(a, b, rtol=1e-9, compare_counts=True):
     "Where `Tree`s `a` and `b` differ (shape, splits, missing sides, values, impurities, weights, counts, surrogates), within `rtol` of the root's scale; empty if the same."
     if a.node_count != b.node_count or (a.is_leaf != b.is_leaf).any():
@@ -625,6 +631,7 @@ def tree_differences(a, b, rtol=1e-9, compare_counts=True):
     return diffs
 
 # %% ../nbs/02_naive_split.ipynb #be4ced09
+#| code-fold: true
 def split_rule(tree, t, name, levels=None, decimals=2, left=True):
     "The question of internal node `t` for its left or right child: 'x <= 0.5', 'x > 0.5' or, for a categorical split, 'x in {a, b}' ('x is missing' for a side without levels)."
     if not tree.categorical[t]:

@@ -15,6 +15,7 @@ DIRECTIVE_TAGS = {
     "eval: false": "skip-execution",
     "echo: false": "remove-input",
     "output: false": "remove-output",
+    "code-fold: true": "hide-input",     # plumbing: folded behind a "Show code" button (Quarto folds it too)
 }
 MANAGED = set(DIRECTIVE_TAGS.values())
 
