@@ -155,7 +155,13 @@ class SquaredError(Criterion):
     proxy_statistics, weight_statistic = 2, 0  # the sweep needs S_0 and S_1 only; S_0 sums the weights
     def split_proxy(self, left, right):
         "$-s^2 (S_{1L}^2 / S_{0L} + S_{1R}^2 / S_{0R})$: the node's $s^2 S_2$ plus this is $W_t\\,i(s)$ (scikit-learn's proxy improvement)."
-        return -self.scale ** 2 * (left[..., 1] ** 2 / left[..., 0] + right[..., 1] ** 2 / right[..., 0])
+        proxy = np.square(left[..., 1])
+        proxy /= left[..., 0]
+        right_term = np.square(right[..., 1])                 # in place from here: two long arrays at most, not four
+        right_term /= right[..., 0]
+        proxy += right_term
+        proxy *= -self.scale ** 2
+        return proxy
     def proxy_constant(self, S): return self.scale ** 2 * S[..., 2]
     def _weighted_in_u(self, S):
         "$S_2 - S_1^2 / S_0$ in units of $u$, clipped at zero."

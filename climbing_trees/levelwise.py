@@ -12,33 +12,34 @@ import numpy as np
 from .naive import (TreeBuilder, admissible_cuts, check_growth, check_search_options, constant_features,
                                   default_side, draw_features, midpoints, node_summary, takes_min_weight_leaf, ties_with_best,
                                   TIE_TOLERANCE)
-from .criteria import Criterion, make_criterion, median_column_split
+from .criteria import ClassificationCriterion, Criterion, make_criterion, median_column_split
 from .categorical import column_searches
 
 # %% auto #0
-__all__ = ['SPARSE_CUTS', 'SPARSE_MIN_POSITIONS', 'BLOCK_ELEMENTS', 'CLASS_SUMS_FROM', 'segment_starts', 'segmented_cumsum',
-           'segment_first_best', 'Frontier', 'segmented_sum_after', 'frontier_layout', 'frontier_column_splits',
-           'own_class_before', 'frontier_class_splits', 'partition_orders', 'node_centres', 'frontier_random_splits',
-           'frontier_missing_splits', 'FrontierSearch', 'grow_levelwise', 'grow_best_first']
+__all__ = ['SPARSE_CUTS', 'SPARSE_MIN_POSITIONS', 'PARTITION_SORT_NODES', 'BLOCK_ELEMENTS', 'CLASS_SUMS_FROM', 'segment_starts',
+           'segmented_cumsum', 'segment_first_best', 'Frontier', 'frontier_layout', 'frontier_column_splits',
+           'segmented_sum_after', 'own_class_before', 'frontier_class_splits', 'partition_orders', 'node_centres',
+           'frontier_random_splits', 'frontier_missing_splits', 'FrontierSearch', 'grow_levelwise', 'grow_best_first']
 
 # %% ../nbs/05_levelwise.ipynb #1a4c33b4
 def segment_starts(counts):
     "Start position of each segment, given the number of elements `counts` of each."
-    return np.cumsum(counts) - counts
+    counts = np.asarray(counts)
+    return counts.cumsum() - counts
 
-def segmented_cumsum(values, counts, out=None):
-    "Cumulative sum along the last axis of `values`, restarted at each segment (segments of lengths `counts`); into `out` if given."
+def segmented_cumsum(values, counts, out=None, starts=None):
+    "Cumulative sum along the last axis of `values`, restarted at each segment (segments of lengths `counts`, starting at `starts` if known); into `out` if given."
     cumulative = np.cumsum(values, axis=-1, out=out)
     before = np.zeros(values.shape[:-1] + (len(counts),), dtype=cumulative.dtype)
-    ends = np.cumsum(counts)
-    before[..., 1:] = cumulative[..., ends[:-1] - 1]
-    cumulative -= np.repeat(before, counts, axis=-1)
+    starts = segment_starts(counts) if starts is None else starts
+    before[..., 1:] = cumulative[..., starts[1:] - 1]             # the running total where each later segment starts
+    cumulative -= before.repeat(counts, axis=-1)
     return cumulative
 
 # %% ../nbs/05_levelwise.ipynb #095ee747
-def segment_first_best(values, counts, scale):
-    "Per segment, along the last axis of `values`: the minimum and the first position that ties with it (chapter 02's tie rule, `scale` per segment)."
-    starts = segment_starts(counts)
+def segment_first_best(values, counts, scale, starts=None):
+    "Per segment, along the last axis of `values`: the minimum and the first position that ties with it (chapter 02's tie rule, `scale` per segment; `starts` if known)."
+    starts = segment_starts(counts) if starts is None else starts
     lowest = np.minimum.reduceat(values, starts, axis=-1)
     bound = lowest + TIE_TOLERANCE * np.abs(scale)              # `ties_with_best`'s bound, once per segment: one long temporary
     qualifies = values <= np.repeat(bound, counts, axis=-1)
@@ -53,7 +54,7 @@ class Frontier(NamedTuple):
     n_right: np.ndarray       # samples right of that cut
     allowed: np.ndarray       # the node may be split and, if every weight is positive, the cut is admissible
     segment: np.ndarray       # (n,) the frontier node of each position
-    totals: np.ndarray | None # (n_stats, n): each node's total statistics (those the proxy reads), repeated along its segment
+    totals: np.ndarray | None # (n_stats, F): each node's total statistics (those the proxy reads)
     constant: np.ndarray      # (F,) each node's proxy constant: W_t i(s) = constant + split_proxy
     weight: np.ndarray        # (F,) each node's weight W_t, in the units of the statistics
     impurity: np.ndarray      # (F,) i(t) of each node, in the units of the statistics: the scale of the tie rule
@@ -62,28 +63,24 @@ class Frontier(NamedTuple):
     children_rule: bool = False   # the criterion has its own rule for the children (Poisson), judged on exact right sums
     weights_are_one: bool = False # every weight is 1 and statistic 0 follows from the count: the searches are given the others only
     searchable: np.ndarray | None = None   # (F,) the nodes that may be split at all
-
-def segmented_sum_after(values, counts):
-    "Sum along the last axis of `values` of the elements after each position, within its segment (0 at a segment's end)."
-    from_right = segmented_cumsum(values[..., ::-1], counts[::-1])[..., ::-1]     # each position and those after it
-    after = np.zeros_like(from_right)
-    after[..., :-1] = from_right[..., 1:]
-    after[..., np.cumsum(counts) - 1] = 0
-    return after
+    starts: np.ndarray | None = None       # (F,) each segment's first position, computed once per depth
 
 def frontier_layout(counts, node_stats, criterion, searchable, min_samples_leaf=1, min_weight_leaf=0.0, children_rule=False,
-                    totals=True, weights_are_one=False):
-    "The `Frontier` of a depth with `counts` samples per node, node statistics (n_stats, F) and `searchable` nodes (`totals`: repeat the node statistics along the segments)."
-    segment = np.repeat(np.arange(len(counts)), counts)
+                    totals=True, weights_are_one=False, impurity=None, weight=None):
+    "The `Frontier` of a depth with `counts` samples per node, node statistics (n_stats, F) and `searchable` nodes (`totals`: keep the node totals the proxy reads; `impurity` and `weight`: the criterion's, if already computed)."
+    segment, starts = np.arange(len(counts)).repeat(counts), segment_starts(counts)
     small = np.int32 if len(segment) < 2 ** 31 else np.intp               # as the orders: half the memory of intp
-    n_left = np.arange(1, len(segment) + 1, dtype=small) - segment_starts(counts).astype(small)[segment]
+    n_left = np.arange(1, len(segment) + 1, dtype=small) - starts.astype(small)[segment]
     n_right = counts.astype(small)[segment] - n_left
     allowed = searchable[segment] & admissible_cuts(n_left, n_right, n_left, n_right, min_samples_leaf)
     S = node_stats.T
-    return Frontier(counts, n_left, n_right, allowed, segment, node_stats[:criterion.proxy_statistics, segment] if totals else None,
-                    criterion.proxy_constant(S), criterion.weight(S), criterion.impurity(S), min_samples_leaf, min_weight_leaf,
-                    children_rule, weights_are_one, searchable)
+    weight = criterion.weight(S) if weight is None else weight
+    impurity = criterion.impurity(S) if impurity is None else impurity
+    return Frontier(counts, n_left, n_right, allowed, segment, node_stats[:criterion.proxy_statistics] if totals else None,
+                    criterion.proxy_constant(S), weight, impurity, min_samples_leaf, min_weight_leaf,
+                    children_rule, weights_are_one, searchable, starts)
 
+# %% ../nbs/05_levelwise.ipynb #9acd9805
 SPARSE_CUTS = 0.25            # below this fraction of admissible positions, the criterion is evaluated at those cuts only
 SPARSE_MIN_POSITIONS = 4096   # ... if there are at least this many positions
 
@@ -93,12 +90,12 @@ def frontier_column_splits(x_sorted, stats_sorted, frontier, criterion, positive
     admissible = _admissible_positions(x_sorted, frontier, positive_sorted)
     if frontier.weights_are_one:                # the left weight is the count: statistic 0 is not gathered nor summed
         left = np.empty((len(frontier.totals),) + x_sorted.shape)
-        segmented_cumsum(stats_sorted[:len(left) - 1], counts, out=left[1:])
+        segmented_cumsum(stats_sorted[:len(left) - 1], counts, out=left[1:], starts=frontier.starts)
         if criterion.statistics_sum_to_weight: np.subtract(frontier.n_left, left[1:].sum(axis=0), out=left[0])   # class 0
         else: left[0] = frontier.n_left                                     # the weight itself
     else:
         stats_sorted = stats_sorted[:len(frontier.totals)]                  # the statistics the proxy reads
-        left = segmented_cumsum(stats_sorted, counts)                       # (n_stats, ..., n)
+        left = segmented_cumsum(stats_sorted, counts, starts=frontier.starts)   # (n_stats, ..., n)
     right = segmented_sum_after(stats_sorted, counts) if frontier.children_rule else None   # Poisson: exact right sums
     sparse = (admissible.size >= SPARSE_MIN_POSITIONS                       # on small arrays the calls cost more than the work
               and np.count_nonzero(admissible) < SPARSE_CUTS * admissible.size)  # ties, small nodes: judge only the admissible cuts
@@ -106,12 +103,17 @@ def frontier_column_splits(x_sorted, stats_sorted, frontier, criterion, positive
         cuts = np.flatnonzero(admissible)                                    # in the flattened (..., n)
         position = cuts % n
         left = left.reshape(len(left), -1)[:, cuts]                          # (n_stats, m)
-        right = frontier.totals[:, position] - left if right is None else right.reshape(len(right), -1)[:, cuts]
+        right = (frontier.totals[:, frontier.segment[position]] - left if right is None
+                 else right.reshape(len(right), -1)[:, cuts])
         ok, n_left, n_right = np.ones(len(cuts), dtype=bool), frontier.n_left[position], frontier.n_right[position]
     else:
-        if right is None: right = np.expand_dims(frontier.totals, tuple(range(1, left.ndim - 1))) - left
+        if right is None:                          # the node totals along the segments, less the left sums: in place if one feature
+            right = frontier.totals.take(frontier.segment, axis=1).reshape((len(left),) + (1,) * (left.ndim - 2) + (n,))
+            if right.shape == left.shape: right -= left
+            else: right = right - left
         ok, n_left, n_right = admissible, frontier.n_left, frontier.n_right
-    left, right = np.moveaxis(left, 0, -1), np.moveaxis(right, 0, -1)       # statistics on the last axis
+    last = tuple(range(1, left.ndim)) + (0,)
+    left, right = left.transpose(last), right.transpose(last)               # statistics on the last axis
     if frontier.children_rule: ok &= criterion.admissible_children(left, right)
     if frontier.min_weight_leaf > 0:
         ok &= admissible_cuts(n_left, n_right, n_left, n_right, frontier.min_samples_leaf, criterion.weight(left),
@@ -119,14 +121,15 @@ def frontier_column_splits(x_sorted, stats_sorted, frontier, criterion, positive
     with np.errstate(divide="ignore", invalid="ignore"):
         proxy = criterion.split_proxy(left, right)
     del left, right                                                         # large nodes: free them before the tie rule's temporaries
-    proxy[~ok] = np.inf
+    np.putmask(proxy, ~ok, np.inf)
     scale = frontier.impurity * frontier.weight                             # the tie rule on W_t i(s): scale W_t i(t)
     if sparse: lowest, best_position = _first_best_of_cuts(proxy, cuts, n, frontier, scale, x_sorted.shape[:-1])
-    else: lowest, best_position = segment_first_best(proxy, counts, scale)
+    else: lowest, best_position = segment_first_best(proxy, counts, scale, frontier.starts)
     with np.errstate(invalid="ignore"):
         split_impurity = np.maximum((frontier.constant + lowest) / frontier.weight, 0.0)         # inf stays inf
     return split_impurity, best_position
 
+# %% ../nbs/05_levelwise.ipynb #0de3d456
 def _first_best_of_cuts(proxy, cuts, n, frontier, scale, leading):
     "`segment_first_best` of the values `proxy` at the flattened positions `cuts` only (the other positions count as inf)."
     n_nodes = len(frontier.counts)
@@ -154,6 +157,14 @@ def _admissible_positions(x_sorted, frontier, positive_sorted=None):
         admissible &= admissible_cuts(frontier.n_left, frontier.n_right, positive_left, positive_total - positive_left,
                                       frontier.min_samples_leaf)
     return admissible
+
+def segmented_sum_after(values, counts):
+    "Sum along the last axis of `values` of the elements after each position, within its segment (0 at a segment's end)."
+    from_right = segmented_cumsum(values[..., ::-1], counts[::-1])[..., ::-1]     # each position and those after it
+    after = np.zeros_like(from_right)
+    after[..., :-1] = from_right[..., 1:]
+    after[..., np.cumsum(counts) - 1] = 0
+    return after
 
 # %% ../nbs/05_levelwise.ipynb #1a022478
 def own_class_before(y_sorted, w_sorted, segment, n_classes):
@@ -197,8 +208,12 @@ def frontier_class_splits(x_sorted, y_sorted, w_sorted, frontier, criterion, cla
     return np.maximum(lowest / frontier.weight, 0.0), position
 
 # %% ../nbs/05_levelwise.ipynb #ff7a47ea
-def partition_orders(orders, goes_left, counts, split, block=None, in_place=False):
-    "Stable partition of every feature's order: each splitting node's segment becomes its left then its right child; leaves' samples are dropped. Features go `block` at a time (None: all at once); `in_place` overwrites the start of each row of `orders` and returns a view."
+PARTITION_SORT_NODES = 2 ** 14   # below this many splitting nodes the child numbers fit 16 bits: partition by a radix sort
+
+def partition_orders(orders, goes_left, counts, split, block=None, in_place=False, by_sort=None):
+    "Stable partition of every feature's order: each splitting node's segment becomes its left then its right child; leaves' samples are dropped. Features go `block` at a time (None: all at once); `in_place` overwrites the start of each row of `orders` and returns a view; `by_sort` (None: if fewer than `PARTITION_SORT_NODES` nodes split) partitions by a stable sort instead."
+    if by_sort is None: by_sort = np.count_nonzero(split) < PARTITION_SORT_NODES
+    if by_sort: return _partition_by_sort(orders, goes_left, counts, split, block, in_place)
     starts = segment_starts(counts)
     order0 = orders[0]
     n_left = np.add.reduceat(goes_left[order0], starts)[split] if len(order0) else np.zeros(0, int)
@@ -229,6 +244,23 @@ def partition_orders(orders, goes_left, counts, split, block=None, in_place=Fals
         if in_place: orders[lo:lo + block, :written.shape[1]] = written        # the block is read before it is overwritten
     return (orders[:, :new_orders.shape[1]] if in_place else new_orders), child_counts
 
+# %% ../nbs/05_levelwise.ipynb #84eeb080
+def _partition_by_sort(orders, goes_left, counts, split, block=None, in_place=False):
+    "`partition_orders` as a stable sort of every order by each sample's child, `block` features at a time: the r-th splitting node's children are 2r (left) and 2r + 1; leaves' samples sort last and are dropped."
+    n_split = int(np.count_nonzero(split))
+    child = np.where(split, 2 * (split.cumsum() - 1), 2 * n_split).repeat(counts) + ~goes_left[orders[0]]   # by position
+    key = np.empty(len(goes_left), dtype=np.int16 if n_split < 2 ** 14 else np.intp)   # 16 bits: a radix sort
+    key[orders[0]] = child
+    child_counts = np.bincount(child, minlength=2 * n_split + 2)[:2 * n_split]
+    kept, block = int(child_counts.sum()), block or len(orders)
+    new_orders = orders if in_place else np.empty((len(orders), kept), dtype=orders.dtype)
+    for lo in range(0, len(orders), block):
+        rows = orders[lo:lo + block]
+        by_child = key[rows].argsort(axis=1, kind="stable")[:, :kept]
+        by_child += np.arange(0, rows.size, rows.shape[1])[:, None]      # into the flattened rows: one take
+        new_orders[lo:lo + block, :kept] = rows.take(by_child)           # a copy: the rows are read before they are overwritten
+    return (new_orders[:, :kept] if in_place else new_orders), child_counts
+
 # %% ../nbs/05_levelwise.ipynb #77bc40bb
 def node_centres(y_sorted, w_sorted, counts):
     "Each frontier node's centre (weighted mean) and scale (largest |y - centre| of positive weight; 0 if its targets are all equal), and every sample's u = (y - centre) / scale (0 in a constant node)."
@@ -237,12 +269,14 @@ def node_centres(y_sorted, w_sorted, counts):
     centre = np.add.reduceat(w_sorted * y_sorted, starts) / np.where(weight > 0, weight, 1.0)
     centred = y_sorted - np.repeat(centre, counts)
     positive = w_sorted > 0                                              # a weightless sample sets nothing
-    highest = np.maximum.reduceat(np.where(positive, centred, -np.inf), starts)
-    lowest = np.minimum.reduceat(np.where(positive, centred, np.inf), starts)
+    some_weightless = not positive.all()                                 # usually not: nothing to mask
+    highest = np.maximum.reduceat(np.where(positive, centred, -np.inf) if some_weightless else centred, starts)
+    lowest = np.minimum.reduceat(np.where(positive, centred, np.inf) if some_weightless else centred, starts)
     constant = highest == lowest                                         # even if the mean rounded off the common value
     centre[constant] += highest[constant]
     scale = np.where(constant, 0.0, np.maximum(highest, -lowest))
-    u = np.where(positive, centred, 0.0) / np.repeat(np.where(constant, np.inf, scale), counts)   # x / inf = 0
+    known = np.where(positive, centred, 0.0) if some_weightless else centred
+    u = known / np.repeat(np.where(constant, np.inf, scale), counts)   # x / inf = 0
     return centre, scale, u
 
 # %% ../nbs/05_levelwise.ipynb #ed8539e5
@@ -256,7 +290,7 @@ def frontier_random_splits(x_sorted, stats_sorted, frontier, criterion, threshol
     n_left = np.add.reduceat(goes_left, starts)
     left = np.add.reduceat(np.where(goes_left, stats_sorted, 0.0), starts, axis=1)
     right = (np.add.reduceat(np.where(goes_left, 0.0, stats_sorted), starts, axis=1) if frontier.children_rule
-             else frontier.totals[:, starts] - left)
+             else frontier.totals - left)
     positive_left, positive_right = n_left, counts - n_left
     if positive_sorted is not None:
         positive_left = np.add.reduceat(positive_sorted * goes_left, starts)
@@ -285,15 +319,18 @@ def frontier_missing_splits(x_sorted, stats_sorted, frontier, criterion, positiv
         right = segmented_sum_after(stats_sorted, counts)
     else:                                                                   # S_M = S_t - the known prefix at the last known value
         known_sums = np.where(m < counts, np.take_along_axis(left, last_known[None], axis=-1), 0.0)
-        missing_sums = np.expand_dims(frontier.totals[:, starts], leading) - known_sums
-        right = np.expand_dims(frontier.totals, leading) - left
+        missing_sums = np.expand_dims(frontier.totals, leading) - known_sums
+        right = np.expand_dims(frontier.totals[:, segment], leading) - left
     regular = np.zeros(x_sorted.shape, dtype=bool)                          # between two distinct known values
     np.less(x_sorted[..., :-1], x_sorted[..., 1:], out=regular[..., :-1])
     known_missing = np.zeros(x_sorted.shape, dtype=bool)                    # the last known position: "known | missing"
     np.put_along_axis(known_missing, last_known, (m > 0) & (m < counts), axis=-1)
-    n_missing = np.repeat(m.astype(frontier.n_left.dtype), counts, axis=-1)   # m of each position's node
-    n_left, n_right = frontier.n_left + n_missing, frontier.n_right - n_missing    # pass 2's sides
-    ok = [(regular | known_missing) & frontier.allowed, regular & (n_missing > 0) & frontier.searchable[segment]]
+    ok = [(regular | known_missing) & frontier.allowed, regular & np.repeat(m > 0, counts, axis=-1) & frontier.searchable[segment]]
+    n_left = n_right = None                            # pass 2's sides, only where a rule reads them: two long arrays
+    if frontier.min_samples_leaf > 1 or positive_sorted is not None or frontier.min_weight_leaf > 0:
+        n_missing = np.repeat(m.astype(frontier.n_left.dtype), counts, axis=-1)   # m of each position's node
+        n_left, n_right = frontier.n_left + n_missing, frontier.n_right - n_missing
+        del n_missing
     if frontier.min_samples_leaf > 1:                  # one sample on each side is implied by a cut between known values
         ok[1] &= admissible_cuts(n_left, n_right, n_left, n_right, frontier.min_samples_leaf)
     if positive_sorted is not None:
@@ -348,6 +385,7 @@ class FrontierSearch(NamedTuple):
     missing_left: np.ndarray | None = None   # (D, F) the cut sends the node's missing values left (None: X has none)
     n_missing: np.ndarray | None = None      # (D, F) the node's missing values in each feature
 
+# %% ../nbs/05_levelwise.ipynb #df443ce4
 class _Growth:
     "One fit's checked data, criterion, options and presorted orders; `search` finds the best split of every node of a frontier."
     def __init__(self, X, y, criterion, sample_weight, n_classes, categorical, node_searches, rules, max_features, splitter,
@@ -356,23 +394,13 @@ class _Growth:
         self.n_samples, self.n_features = self.X.shape
         self.max_features, self.splitter, self.rng = check_search_options(max_features, splitter, random_state, self.n_features)
         self.criterion, self.n_classes, self.crit = criterion, n_classes, make_criterion(criterion, n_classes)
-        per_column = column_searches(self.n_features, categorical, None)     # chapter 04 checks the indices
-        self.searches = {**{j: s for j, s in enumerate(per_column) if s is not None}, **(node_searches or {})}
         self.additive = self.crit.sufficient_statistics                  # False: absolute error, every column node by node
-        if not self.additive: self.searches = {j: self.searches.get(j, median_column_split) for j in range(self.n_features)}
-        unable = sorted({getattr(s, "__name__", repr(s)) for s in self.searches.values() if not takes_min_weight_leaf(s)})
-        if self.rules.min_weight_leaf > 0 and unable:
-            raise ValueError(f"the column searches {unable} do not implement min_weight_leaf; leave it at 0 or give searches "
-                             "that take the keyword min_weight_leaf (every search of the book does)")
+        self.searches = _node_searched_columns(self.n_features, categorical, node_searches, self.additive, self.rules)
         self.centred = self.crit.shift_invariant                           # squared error: each node on its own centre
         self.children_rule = type(self.crit).admissible_children is not Criterion.admissible_children   # Poisson's
         self.X = np.ascontiguousarray(self.X)                              # read in place: no transposed copy
         self.positive = None if (self.w > 0).all() else (self.w > 0).astype(np.int64)
-        small = np.int32 if self.n_samples < 2 ** 31 else np.intp
-        if presorted is None:
-            self.orders = np.empty((self.n_features, self.n_samples), dtype=small)
-            for j in range(self.n_features): self.orders[j] = np.argsort(self.X[:, j], kind="stable")   # the only sort; NaN last
-        else: self.orders = np.array(_check_presorted(presorted, self.X.shape), dtype=small, order="C")   # a copy, partitioned in place
+        self.orders = _presorted_orders(self.X, presorted)
         self.missing_columns = np.flatnonzero(np.isnan(self.X).any(axis=0))       # once per fit: the others skip every NaN step
         self.missing = np.isnan(self.X[:, self.missing_columns]).T.copy()          # (M, N) where each of those is missing
         self.class_stats = None                                                     # K statistics per sample, if class sums meet NaN
@@ -387,136 +415,34 @@ class _Growth:
         codes = self.X[:, sorted(set(categorical))]
         self.n_levels = int(np.nanmax(codes)) + 1 if len(categorical) and not np.isnan(codes).all() else 0
 
-    def summaries(self, orders, counts):
-        "Each frontier node's statistics (n_stats, F) or None, value (F, K), impurity and weight, and the units of i(s)."
-        starts = segment_starts(counts)
-        if not self.additive:                                                # node by node, as the searches
-            rows = np.split(orders[0], starts[1:])
-            pairs = [node_summary(self.y[r], self.w[r], self.criterion, self.n_classes) for r in rows]
-            return (None, np.array([v for v, _ in pairs]).reshape(len(counts), -1), np.array([i for _, i in pairs]),
-                    np.add.reduceat(self.w.take(orders[0]), starts), 1.0)
-        if self.centred:
-            centre, scale, u = node_centres(self.y.take(orders[0]), self.w.take(orders[0]), counts)
-            frontier_stats = self.crit.stats(u, self.w.take(orders[0])).T
-            if self.stats is None: self.stats = np.empty((len(frontier_stats), self.n_samples))
-            self.stats[:, orders[0]] = frontier_stats
-            node_stats = np.add.reduceat(frontier_stats, starts, axis=1)
-        elif self.class_sums:                                                # (K, F) class weights, by one bincount
-            node_class = np.repeat(np.arange(len(counts)) * self.n_classes, counts) + self.y.take(orders[0])
-            node_stats = np.bincount(node_class, self.w.take(orders[0]), len(counts) * self.n_classes).reshape(-1, self.n_classes).T
-        else: node_stats = np.add.reduceat(np.take(self.stats, orders[0], axis=1), starts, axis=1)
-        units = scale ** 2 if self.centred else 1.0                           # real impurity per unit of u's (0: constant node)
-        impurity, weight = self.crit.impurity(node_stats.T) * units, self.crit.weight(node_stats.T)
-        value = self.crit.value(node_stats.T).reshape(len(counts), -1)        # (F, K) proportions or (F, 1) means
-        if self.centred: value = centre[:, None] + scale[:, None] * value
-        elif self.n_classes is None:                 # targets all equal (Poisson): pure, exactly 0 as in chapter 1, not rounding
-            y_f, positive = self.y.take(orders[0]), self.w.take(orders[0]) > 0
-            equal = (np.maximum.reduceat(np.where(positive, y_f, -np.inf), starts)
-                     == np.minimum.reduceat(np.where(positive, y_f, np.inf), starts))
-            impurity = np.where(equal, 0.0, impurity)
-        return node_stats, value, impurity, weight, units
-
-    def search(self, orders, counts, depth):
-        "The `FrontierSearch` of the frontier whose feature orders are `orders`, `counts` samples per node, at `depth` (a number or one per node)."
-        node_stats, value, impurity, weight, units = self.summaries(orders, counts)
-        searchable = self.rules.may_split(counts, depth, impurity)
-        best = np.full((self.n_features, len(counts)), np.inf)              # i(s) in real units, per feature and node
-        where = np.zeros((self.n_features, len(counts)), dtype=np.int64)
-        threshold, found, n_missing, missing_left = None, {}, None, None
-        if searchable.any():
-            starts = segment_starts(counts)
-            lowest_x = _gather(self.X, np.arange(self.n_features), orders[:, starts])      # (D, F): segments are sorted
-            if len(self.missing_columns):                     # NaN sorts last: the largest known value comes before them
-                n_missing = self.missing_counts(orders, counts)
-                last = np.maximum(starts + counts - 1 - n_missing, starts)
-                highest_x = _gather(self.X, np.arange(self.n_features), np.take_along_axis(orders, last, axis=1))
-                constant = constant_features(lowest_x, highest_x, n_missing > 0)
-            else:
-                highest_x = _gather(self.X, np.arange(self.n_features), orders[:, starts + counts - 1])
-                constant = constant_features(lowest_x, highest_x)
-            searched = draw_features(constant.T, self.max_features, self.rng).T & searchable
-            if self.splitter == "random":
-                threshold = lowest_x + (highest_x - lowest_x) * self.rng.random(lowest_x.shape)
-                threshold = np.where(threshold == highest_x, lowest_x, threshold)           # scikit-learn's redraw rule
-                if n_missing is not None: missing_left = self.rng.random(n_missing.shape) < 0.5   # the missing side, drawn too
-            elif n_missing is not None: missing_left = np.zeros(n_missing.shape, dtype=bool)
-            if node_stats is not None:
-                frontier = frontier_layout(counts, node_stats, self.crit, searchable, self.rules.min_samples_leaf,
-                                           self.rules.min_weight_leaf, self.children_rule, not self.class_sums,
-                                           self.weights_are_one and threshold is None)
-            features = np.flatnonzero(searched.any(axis=1))
-            with_missing = set() if n_missing is None else set(np.flatnonzero(n_missing.any(axis=1)).tolist())
-            swept = np.array([j for j in features if j not in self.searches and j not in with_missing], dtype=np.intp)
-            swept_missing = np.array([j for j in features if j not in self.searches and j in with_missing], dtype=np.intp)
-            for j in features:
-                if j in self.searches:
-                    found[j] = _search_nodes(self.searches[j], self.X[:, j], self.y, self.w, orders[j], counts, searched[j],
-                                             self.criterion, self.n_classes, self.rules.min_samples_leaf, self.rules.min_weight_leaf)
-                    best[j] = [np.inf if s is None else s.impurity for s in found[j]]
-            rows = self.crit.proxy_statistics if not self.children_rule else None
-            if threshold is not None:                                            # random thresholds: one feature at a time
-                for j in np.sort(np.concatenate([swept, swept_missing])):
-                    positive_j = None if self.positive is None else self.positive.take(orders[j])
-                    lowest_j, where[j] = frontier_random_splits(_gather(self.X, np.array([j]), orders[j][None])[0], np.take(self.stats[:rows], orders[j], axis=1),
-                                                                frontier, self.crit, threshold[j], positive_j,
-                                                                missing_left[j] if j in with_missing else None)
-                    np.multiply(lowest_j, units, out=best[j], where=np.isfinite(lowest_j))
-            elif len(swept) and self.class_sums:
-                block = max(1, BLOCK_ELEMENTS // (2 * orders.shape[1]))
-                for lo in range(0, len(swept), block):
-                    js = swept[lo:lo + block]
-                    order = orders[js]
-                    positive = None if self.positive is None else self.positive.take(order)
-                    lowest_b, where[js] = frontier_class_splits(_gather(self.X, js, order), self.y.take(order),
-                                                                None if self.unit_weights else self.w.take(order), frontier,
-                                                                self.crit, node_stats.T, positive)
-                    best[js] = lowest_b
-            elif len(swept):
-                first = 1 if frontier.weights_are_one else 0                    # the weights, if all 1, are not gathered
-                block = max(1, BLOCK_ELEMENTS // (len(self.stats[first:rows]) * orders.shape[1]))   # features searched at once
-                for lo in range(0, len(swept), block):
-                    js = swept[lo:lo + block]
-                    order = orders[js]                                           # (B, n)
-                    positive = None if self.positive is None else self.positive.take(order)
-                    lowest_b, where[js] = frontier_column_splits(_gather(self.X, js, order), np.take(self.stats[first:rows], order, axis=1),
-                                                                 frontier, self.crit, positive)
-                    with np.errstate(invalid="ignore"):                             # to real units; inf stays inf
-                        best[js] = np.where(np.isfinite(lowest_b), lowest_b * units, np.inf)
-            if threshold is None and len(swept_missing):                        # features with NaN in some node: two passes
-                stats, frontier_m = self.stats, frontier
-                if self.class_sums:                           # the class sums have no missing pass: K statistics per sample
-                    if self.class_stats is None: self.class_stats = np.ascontiguousarray(self.crit.stats(self.y, self.w).T)
-                    stats = self.class_stats
-                    frontier_m = frontier_layout(counts, node_stats, self.crit, searchable, self.rules.min_samples_leaf,
-                                                 self.rules.min_weight_leaf, self.children_rule)
-                block = max(1, BLOCK_ELEMENTS // (2 * len(stats[:rows]) * orders.shape[1]))
-                for lo in range(0, len(swept_missing), block):
-                    js = swept_missing[lo:lo + block]
-                    order = orders[js]
-                    positive = None if self.positive is None else self.positive.take(order)
-                    lowest_b, where[js], missing_left[js] = frontier_missing_splits(_gather(self.X, js, order),
-                                                                                    np.take(stats[:rows], order, axis=1),
-                                                                                    frontier_m, self.crit, positive)
-                    with np.errstate(invalid="ignore"):
-                        best[js] = np.where(np.isfinite(lowest_b), lowest_b * units, np.inf)
-            best[~searched] = np.inf
-        lowest = best.min(axis=0)
-        feature = np.argmax(ties_with_best(best, lowest, impurity), axis=0)
-        splits = searchable & np.isfinite(lowest) & self.rules.worth_splitting(weight / self.total_weight, impurity, lowest)
-        return FrontierSearch(value, impurity, weight, splits, lowest, feature, where, threshold, found, missing_left, n_missing)
-
-    def missing_counts(self, orders, counts):
-        "(D, F): each frontier node's missing values (NaN) in each feature, 0 in the features without any."
-        n_missing = np.zeros((self.n_features, len(counts)), dtype=np.intp)
-        starts = segment_starts(counts)
-        for i, j in enumerate(self.missing_columns): n_missing[j] = np.add.reduceat(self.missing[i].take(orders[j]), starts)
-        return n_missing
+    def summaries(self, orders, counts): return _node_summaries(self, orders, counts)
+    def search(self, orders, counts, depth): return _search_frontier(self, orders, counts, depth)
 
     def split(self, builder, ids, found, orders, counts, in_place=False):
         "Write the splits of a searched frontier whose nodes are `ids`; return the children's orders (in the same memory, if `in_place`) and counts."
         rules_found = _write_splits(builder, ids, found, self.X, orders, counts)
         goes_left = _route(found, rules_found, self.X, orders, counts)
         return partition_orders(orders, goes_left, counts, found.splits, max(1, BLOCK_ELEMENTS // max(1, orders.shape[1])), in_place)
+
+# %% ../nbs/05_levelwise.ipynb #03a8b071
+def _node_searched_columns(n_features, categorical, node_searches, additive, rules):
+    "The columns searched node by node, with their searches: categorical ones (chapter 04 checks the indices), `node_searches`, every column for a criterion without additive statistics."
+    per_column = column_searches(n_features, categorical, None)
+    searches = {**{j: s for j, s in enumerate(per_column) if s is not None}, **(node_searches or {})}
+    if not additive: searches = {j: searches.get(j, median_column_split) for j in range(n_features)}
+    unable = sorted({getattr(s, "__name__", repr(s)) for s in searches.values() if not takes_min_weight_leaf(s)})
+    if rules.min_weight_leaf > 0 and unable:
+        raise ValueError(f"the column searches {unable} do not implement min_weight_leaf; leave it at 0 or give searches "
+                         "that take the keyword min_weight_leaf (every search of the book does)")
+    return searches
+
+def _presorted_orders(X, presorted=None):
+    "Every column's stable argsort, (D, N), in 32 bits when N allows: computed here, or a checked copy of `presorted` (partitioned in place)."
+    small = np.int32 if X.shape[0] < 2 ** 31 else np.intp
+    if presorted is not None: return np.array(_check_presorted(presorted, X.shape), dtype=small, order="C")
+    orders = np.empty(X.shape[::-1], dtype=small)
+    for j in range(X.shape[1]): orders[j] = np.argsort(X[:, j], kind="stable")   # the only sort; NaN last
+    return orders
 
 def _check_presorted(presorted, shape):
     "The orders `presorted` given to a grower, checked for shape and type only (a grower trusts what it is given)."
@@ -533,6 +459,153 @@ def _gather(X, features, orders):
     flat = np.multiply(orders, X.shape[1], dtype=np.intp)                 # intp: N * D may pass 2**31
     flat += features[:, None]
     return X.reshape(-1).take(flat)
+
+# %% ../nbs/05_levelwise.ipynb #412305c1
+def _node_summaries(g, orders, counts):
+    "Each frontier node's statistics (n_stats, F) or None, value (F, K), impurity and weight, the units of i(s), and the impurity in those units (growth `g`)."
+    starts = segment_starts(counts)
+    if not g.additive:                                                   # node by node, as the searches
+        rows = np.split(orders[0], starts[1:])
+        pairs = [node_summary(g.y[r], g.w[r], g.criterion, g.n_classes) for r in rows]
+        return (None, np.array([v for v, _ in pairs]).reshape(len(counts), -1), np.array([i for _, i in pairs]),
+                np.add.reduceat(g.w.take(orders[0]), starts), 1.0, None)
+    if g.centred:
+        w_f = g.w.take(orders[0])
+        centre, scale, u = node_centres(g.y.take(orders[0]), w_f, counts)
+        frontier_stats = g.crit.stats(u, w_f).T
+        node_stats = np.add.reduceat(frontier_stats, starts, axis=1)
+        kept = frontier_stats[:g.crit.proxy_statistics]                  # the sweeps read these only (S_2 is the node's)
+        if g.stats is None: g.stats = np.empty((len(kept), g.n_samples))
+        g.stats[:, orders[0]] = kept
+        del frontier_stats, kept
+    elif g.class_sums:                                                   # (K, F) class weights, by one bincount
+        node_class = np.repeat(np.arange(len(counts)) * g.n_classes, counts) + g.y.take(orders[0])
+        node_stats = np.bincount(node_class, g.w.take(orders[0]), len(counts) * g.n_classes).reshape(-1, g.n_classes).T
+    else: node_stats = np.add.reduceat(np.take(g.stats, orders[0], axis=1), starts, axis=1)
+    units = scale ** 2 if g.centred else 1.0                             # real impurity per unit of u's (0: constant node)
+    S = node_stats.T
+    value, weight = g.crit.value(S), g.crit.weight(S)
+    in_units = (g.crit.impurity_of_proportions(value) if type(g.crit).impurity is ClassificationCriterion.impurity
+                else g.crit.impurity(S))                                 # classes: from the proportions just computed
+    impurity, value = in_units * units, value.reshape(len(counts), -1)   # (F, K) proportions or (F, 1) means
+    if g.centred: value = centre[:, None] + scale[:, None] * value
+    elif g.n_classes is None:                    # targets all equal (Poisson): pure, exactly 0 as in chapter 1, not rounding
+        y_f, positive = g.y.take(orders[0]), g.w.take(orders[0]) > 0
+        equal = (np.maximum.reduceat(np.where(positive, y_f, -np.inf), starts)
+                 == np.minimum.reduceat(np.where(positive, y_f, np.inf), starts))
+        impurity = np.where(equal, 0.0, impurity)
+    return node_stats, value, impurity, weight, units, in_units
+
+# %% ../nbs/05_levelwise.ipynb #107c79cf
+def _features_to_search(g, orders, counts, searchable):
+    "Which (feature, node) pairs to search, (D, F): not constant in the node, and drawn if `max_features` asks; with the drawn thresholds (or None), each node's missing values per feature (or None) and their side (drawn, or False until searched)."
+    starts, n_nodes, threshold, n_missing, missing_left = segment_starts(counts), len(counts), None, None, None
+    if len(g.missing_columns):                            # NaN sorts last: the largest known value comes before them
+        n_missing = np.zeros((g.n_features, n_nodes), dtype=np.intp)
+        for i, j in enumerate(g.missing_columns): n_missing[j] = np.add.reduceat(g.missing[i].take(orders[j]), starts)
+        last = np.take_along_axis(orders, np.maximum(starts + counts - 1 - n_missing, starts), axis=1)
+    else: last = orders[:, starts + counts - 1]
+    ends = _gather(g.X, np.arange(g.n_features), np.concatenate([orders[:, starts], last], axis=1))   # one gather
+    lowest_x, highest_x = ends[:, :n_nodes], ends[:, n_nodes:]          # (D, F) each: segments are sorted
+    constant = constant_features(lowest_x, highest_x, False if n_missing is None else n_missing > 0)
+    searched = draw_features(constant.T, g.max_features, g.rng).T & searchable
+    if g.splitter == "random":
+        threshold = lowest_x + (highest_x - lowest_x) * g.rng.random(lowest_x.shape)
+        threshold = np.where(threshold == highest_x, lowest_x, threshold)               # scikit-learn's redraw rule
+        if n_missing is not None: missing_left = g.rng.random(n_missing.shape) < 0.5     # the missing side, drawn too
+    elif n_missing is not None: missing_left = np.zeros(n_missing.shape, dtype=bool)
+    return searched, threshold, n_missing, missing_left
+
+# %% ../nbs/05_levelwise.ipynb #22859c26
+def _search_frontier(g, orders, counts, depth):
+    "The `FrontierSearch` of the frontier whose feature orders are `orders`, `counts` samples per node, at `depth` (a number or one per node), for growth `g`."
+    node_stats, value, impurity, weight, units, in_units = g.summaries(orders, counts)
+    searchable = g.rules.may_split(counts, depth, impurity)
+    best = np.full((g.n_features, len(counts)), np.inf)                 # i(s) in real units, per feature and node
+    where = np.zeros((g.n_features, len(counts)), dtype=np.int64)
+    threshold, found, n_missing, missing_left = None, {}, None, None
+    if searchable.any():
+        searched, threshold, n_missing, missing_left = _features_to_search(g, orders, counts, searchable)
+        frontier = None if node_stats is None else frontier_layout(
+            counts, node_stats, g.crit, searchable, g.rules.min_samples_leaf, g.rules.min_weight_leaf, g.children_rule,
+            not g.class_sums, g.weights_are_one and threshold is None, in_units, weight)
+        features = np.flatnonzero(searched.any(axis=1))
+        with_missing = set() if n_missing is None else set(np.flatnonzero(n_missing.any(axis=1)).tolist())
+        if g.searches or with_missing:
+            swept = np.array([j for j in features if j not in g.searches and j not in with_missing], dtype=np.intp)
+            swept_missing = np.array([j for j in features if j not in g.searches and j in with_missing], dtype=np.intp)
+        else: swept, swept_missing = features, features[:0]                       # every feature swept, none with NaN
+        for j in features if g.searches else ():
+            if j in g.searches:
+                found[j] = _search_nodes(g.searches[j], g.X[:, j], g.y, g.w, orders[j], counts, searched[j],
+                                         g.criterion, g.n_classes, g.rules.min_samples_leaf, g.rules.min_weight_leaf)
+                best[j] = [np.inf if s is None else s.impurity for s in found[j]]
+        if threshold is not None:
+            _sweep_random(g, np.sort(np.concatenate([swept, swept_missing])), orders, frontier, threshold, missing_left,
+                          with_missing, units, best, where)
+        elif len(swept): _sweep(g, swept, orders, frontier, node_stats, units, best, where)
+        if threshold is None and len(swept_missing):
+            _sweep_missing(g, swept_missing, orders, counts, frontier, node_stats, searchable, units, best, where, missing_left)
+        best[~searched] = np.inf
+    lowest = best.min(axis=0)
+    feature = np.argmax(ties_with_best(best, lowest, impurity), axis=0)
+    splits = searchable & np.isfinite(lowest) & g.rules.worth_splitting(weight / g.total_weight, impurity, lowest)
+    return FrontierSearch(value, impurity, weight, splits, lowest, feature, where, threshold, found, missing_left, n_missing)
+
+# %% ../nbs/05_levelwise.ipynb #0740cf0e
+def _sweep(g, swept, orders, frontier, node_stats, units, best, where):
+    "Sweep the features `swept` (no missing value in the frontier) a block at a time, writing each (feature, node)'s i(s) into `best` and its position into `where`."
+    if g.class_sums:
+        block = max(1, BLOCK_ELEMENTS // (2 * orders.shape[1]))
+        for lo in range(0, len(swept), block):
+            js = swept[lo:lo + block]
+            order = orders[js]
+            positive = None if g.positive is None else g.positive.take(order)
+            best[js], where[js] = frontier_class_splits(_gather(g.X, js, order), g.y.take(order),
+                                                        None if g.unit_weights else g.w.take(order), frontier,
+                                                        g.crit, node_stats.T, positive)
+        return
+    rows = g.crit.proxy_statistics if not g.children_rule else None
+    first = 1 if frontier.weights_are_one else 0                        # the weights, if all 1, are not gathered
+    block = max(1, BLOCK_ELEMENTS // (len(g.stats[first:rows]) * orders.shape[1]))   # features searched at once
+    for lo in range(0, len(swept), block):
+        js = swept[lo:lo + block]
+        order = orders[js]                                               # (B, n)
+        positive = None if g.positive is None else g.positive.take(order)
+        lowest_b, where[js] = frontier_column_splits(_gather(g.X, js, order), np.take(g.stats[first:rows], order, axis=1),
+                                                     frontier, g.crit, positive)
+        with np.errstate(invalid="ignore"):                              # to real units; inf stays inf
+            best[js] = np.where(np.isfinite(lowest_b), lowest_b * units, np.inf)
+
+# %% ../nbs/05_levelwise.ipynb #1c6ada61
+def _sweep_missing(g, swept, orders, counts, frontier, node_stats, searchable, units, best, where, missing_left):
+    "As `_sweep` for the features `swept` that miss values (NaN) in some node: two passes each, and the missing side into `missing_left`."
+    rows = g.crit.proxy_statistics if not g.children_rule else None
+    stats = g.stats
+    if g.class_sums:                                  # the class sums have no missing pass: K statistics per sample
+        if g.class_stats is None: g.class_stats = np.ascontiguousarray(g.crit.stats(g.y, g.w).T)
+        stats = g.class_stats
+        frontier = frontier_layout(counts, node_stats, g.crit, searchable, g.rules.min_samples_leaf,
+                                   g.rules.min_weight_leaf, g.children_rule)
+    block = max(1, BLOCK_ELEMENTS // (2 * len(stats[:rows]) * orders.shape[1]))
+    for lo in range(0, len(swept), block):
+        js = swept[lo:lo + block]
+        order = orders[js]
+        positive = None if g.positive is None else g.positive.take(order)
+        lowest_b, where[js], missing_left[js] = frontier_missing_splits(_gather(g.X, js, order), np.take(stats[:rows], order, axis=1),
+                                                                        frontier, g.crit, positive)
+        with np.errstate(invalid="ignore"):
+            best[js] = np.where(np.isfinite(lowest_b), lowest_b * units, np.inf)
+
+def _sweep_random(g, swept, orders, frontier, threshold, missing_left, with_missing, units, best, where):
+    "The cut of every node at its drawn threshold, one feature of `swept` at a time (`splitter='random'`)."
+    rows = g.crit.proxy_statistics if not g.children_rule else None
+    for j in swept:
+        positive_j = None if g.positive is None else g.positive.take(orders[j])
+        lowest_j, where[j] = frontier_random_splits(_gather(g.X, np.array([j]), orders[j][None])[0],
+                                                    np.take(g.stats[:rows], orders[j], axis=1), frontier, g.crit,
+                                                    threshold[j], positive_j, missing_left[j] if j in with_missing else None)
+        np.multiply(lowest_j, units, out=best[j], where=np.isfinite(lowest_j))
 
 # %% ../nbs/05_levelwise.ipynb #76480b24
 def grow_levelwise(X, y, criterion="gini", sample_weight=None, n_classes=None, *, categorical=(), node_searches=None,
@@ -555,7 +628,8 @@ def grow_levelwise(X, y, criterion="gini", sample_weight=None, n_classes=None, *
         ids = builder.add_nodes(parents, is_left, found.value, found.impurity, counts, found.weight)
         if not found.splits.any(): break
         orders, counts = growth.split(builder, ids, found, orders, counts, in_place=True)
-        parents, is_left = np.repeat(ids[found.splits], 2), np.tile([True, False], int(found.splits.sum()))
+        parents = ids[found.splits].repeat(2)
+        is_left = np.arange(len(parents)) % 2 == 0                            # left, right, left, right, ...
         depth += 1
     n_levels = growth.n_levels
     del growth, orders, found                  # free the orders and statistics before the tree's arrays are built
@@ -565,7 +639,8 @@ def grow_levelwise(X, y, criterion="gini", sample_weight=None, n_classes=None, *
 def _write_splits(builder, ids, found, X, orders, counts):
     "Write a searched frontier's splits into the builder; return the node-searched ones' split objects by frontier index."
     chosen, starts = np.flatnonzero(found.splits), segment_starts(counts)
-    by_search = np.array([int(j) in found.found for j in found.feature[chosen]], dtype=bool)
+    by_search = (np.array([int(j) in found.found for j in found.feature[chosen]], dtype=bool) if found.found
+                 else np.zeros(len(chosen), dtype=bool))
     numeric = chosen[~by_search]
     j_idx, p_idx = found.feature[numeric], found.where[found.feature[numeric], numeric]
     if found.threshold is None:

@@ -22,8 +22,9 @@ from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from climbing_trees.estimators import (ALGORITHMS, DEFAULT_ALGORITHM, DecisionTreeClassifier, DecisionTreeRegressor, EstimatorTree,
-                                       ParameterError, cv_alpha_table, resolve_max_features)
+                                       ParameterError, resolve_max_features)
 from climbing_trees.naive import Tree, tree_differences
+from climbing_trees.selection import cv_alpha_table
 
 X_BC, Y_BC = load_breast_cancer(return_X_y=True)
 X_DIA, Y_DIA = load_diabetes(return_X_y=True)
