@@ -139,7 +139,9 @@ def tidy_code_cells(app, doctree):
                 label = nodes.paragraph("", "", nodes.Text("exported to "),
                                         nodes.literal(f"{lib}.{module}", f"{lib}.{module}"),
                                         classes=["nbdev-export-label"])
-                source.insert(0, label)
+                if "hide-input" in raw.get("metadata", {}).get("tags", []):
+                    cell.insert(cell.index(source), label)     # a folded cell says what it holds above its "Show code" button
+                else: source.insert(0, label)
         options = dict(found)
         for image in list(cell.findall(nodes.image)):
             # myst-nb's alt text is the image's file name; say at least what it is
