@@ -28,6 +28,16 @@ def offset_to_spread(X, y):
     return max(ratios, default=0.0)
 
 
+def sample_weights(draw, rng, n, zero_share=0.2):
+    "Weights for n rows, drawn three ways: all ones, integers 0..3 (repeats and dropped rows), or floats with about `zero_share` zeros; never all zero."
+    kind = draw(st.sampled_from(["none", "integer", "float"]))
+    if kind == "none": w = np.ones(n)
+    elif kind == "integer": w = rng.integers(0, 4, size=n).astype(float)
+    else: w = rng.random(n) * (rng.random(n) > zero_share)
+    if w.sum() == 0: w[0] = 1.0
+    return w
+
+
 @st.composite
 def problems(draw, max_n=30, extreme=False):
     "A random node: X with ties, a target (classes or real), weights with zeros, a criterion; `extreme`: regression with large shifts, scales and steps."
@@ -48,9 +58,4 @@ def problems(draw, max_n=30, extreme=False):
     else:
         n_classes = draw(st.integers(2, 5))
         y = rng.integers(0, n_classes, size=n)
-    kind = draw(st.sampled_from(["none", "integer", "float"]))
-    if kind == "none": w = np.ones(n)
-    elif kind == "integer": w = rng.integers(0, 4, size=n).astype(float)
-    else: w = rng.random(n) * (rng.random(n) > 0.2)
-    if w.sum() == 0: w[0] = 1.0
-    return X, y, w, task, n_classes
+    return X, y, sample_weights(draw, rng, n), task, n_classes

@@ -11,6 +11,7 @@ from functools import partial
 import numpy as np
 import pandas as pd
 import pytest
+from strategies import sample_weights
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from climbing_trees.impurity import node_impurity, node_value, play_tennis, split_impurity
@@ -41,12 +42,7 @@ def nodes(draw, task):
         n_classes = 2 if task == "binary" else draw(st.integers(3, 5))
         criterion = draw(st.sampled_from(["gini", "entropy"] + (["misclassification"] if task == "binary" else [])))
         y = rng.integers(0, n_classes, n)
-    kind = draw(st.sampled_from(["none", "integer", "float"]))
-    if kind == "none": w = np.ones(n)
-    elif kind == "integer": w = rng.integers(0, 4, n).astype(float)
-    else: w = rng.random(n) * (rng.random(n) > 0.25)
-    if w.sum() == 0: w[0] = 1.0
-    return x, y, w, criterion, n_classes
+    return x, y, sample_weights(draw, rng, n, zero_share=0.25), criterion, n_classes
 
 
 def scale_of(y, w, criterion, n_classes):

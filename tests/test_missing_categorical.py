@@ -13,6 +13,7 @@ from functools import partial
 import numpy as np
 import pandas as pd
 import pytest
+from strategies import sample_weights
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from climbing_trees.impurity import node_impurity, split_impurity
@@ -52,12 +53,7 @@ def nodes_with_missing(draw, task):
         criterion = draw(st.sampled_from(["gini", "entropy"]))
         y = rng.integers(0, n_classes, n)
         if shift: y[np.isnan(x)] = 0 if shift < 0 else n_classes - 1
-    kind = draw(st.sampled_from(["none", "integer", "float"]))
-    if kind == "none": w = np.ones(n)
-    elif kind == "integer": w = rng.integers(0, 4, n).astype(float)
-    else: w = rng.random(n) * (rng.random(n) > 0.25)
-    if w.sum() == 0: w[0] = 1.0
-    return x, y, w, criterion, n_classes
+    return x, y, sample_weights(draw, rng, n, zero_share=0.25), criterion, n_classes
 
 
 def brute_force_with_missing(x, y, w, criterion, n_classes=None):
