@@ -140,7 +140,7 @@ def tidy_code_cells(app, doctree):
                                         nodes.literal(f"{lib}.{module}", f"{lib}.{module}"),
                                         classes=["nbdev-export-label"])
                 if "hide-input" in raw.get("metadata", {}).get("tags", []):
-                    cell.insert(cell.index(source), label)     # a folded cell says what it holds above its "Show code" button
+                    cell.insert(cell.index(source) + 1, label)   # a folded cell says what it holds under its "Show code" button
                 else: source.insert(0, label)
         options = dict(found)
         for image in list(cell.findall(nodes.image)):
