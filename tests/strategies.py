@@ -59,3 +59,27 @@ def problems(draw, max_n=30, extreme=False):
         n_classes = draw(st.integers(2, 5))
         y = rng.integers(0, n_classes, size=n)
     return X, y, sample_weights(draw, rng, n), task, n_classes
+
+
+def random_tree(rng, n_features, categorical, stop, limit, n_levels, surrogates=None):
+    """A random `Tree` written through chapter 02's TreeBuilder: up to `limit` nodes, numeric splits on a half-unit grid and
+    categorical ones on `n_levels` codes (some left unseen), each with a random side for missing values; a node stays a leaf
+    with probability `stop`. `surrogates(rng, feature)`, if given, lists each split node's surrogates."""
+    from climbing_trees.categorical import CategoricalSplit
+    from climbing_trees.naive import Split, TreeBuilder
+    builder = TreeBuilder()
+    open_nodes, count = [builder.add_node(-1, True, [.5, .5], .5, 4, 4.)], 1
+    while open_nodes:
+        t = open_nodes.pop(int(rng.integers(len(open_nodes))))
+        if count + 2 > limit or rng.random() < stop: continue
+        j, default = int(rng.integers(n_features)), bool(rng.random() < .5)
+        if j in categorical:
+            seen = rng.permutation(n_levels)[:rng.integers(2, n_levels + 1)]        # levels the node saw; the others are unseen
+            k = int(rng.integers(1, len(seen)))
+            builder.split_node(t, CategoricalSplit(j, frozenset(seen[:k].tolist()), frozenset(seen[k:].tolist()), 0., default))
+        else:
+            builder.split_node(t, Split(j, float(rng.integers(-2, 12)) / 2, 0., default))
+        if surrogates is not None: builder.add_surrogates(t, surrogates(rng, j))
+        open_nodes += [builder.add_node(t, True, [1., 0.], 0., 2, 2.), builder.add_node(t, False, [0., 1.], 0., 2, 2.)]
+        count += 2
+    return builder.build(n_levels)

@@ -5,11 +5,11 @@ import pytest
 from hypothesis import given, settings, strategies as st
 from sklearn.tree import DecisionTreeClassifier as SkClassifier, DecisionTreeRegressor as SkRegressor
 
-from climbing_trees.categorical import CategoricalSplit
 from climbing_trees.inference import (FEW_ROWS, PARALLEL_ROWS, _apply_rows, apply, apply_one, build_routes, compaction_steps,
                                       decision_path, heap_top, routes)
 from climbing_trees.levelwise import grow_levelwise
-from climbing_trees.naive import LEAF, UNDEFINED, Split, Tree, TreeBuilder
+from climbing_trees.naive import LEAF, UNDEFINED, Tree
+from strategies import random_tree
 
 N_LEVELS = 4
 
@@ -22,21 +22,7 @@ def random_trees(draw, max_nodes=80):
     categorical = set(np.flatnonzero(rng.random(D) < draw(st.sampled_from([0.0, 0.5]))).tolist())
     stop = draw(st.sampled_from([0.1, 0.3, 0.6]))
     limit = draw(st.integers(1, max_nodes))
-    builder = TreeBuilder()
-    open_nodes, count = [builder.add_node(-1, True, [.5, .5], .5, 4, 4.)], 1
-    while open_nodes:
-        t = open_nodes.pop(int(rng.integers(len(open_nodes))))
-        if count + 2 > limit or rng.random() < stop: continue
-        j = int(rng.integers(D))
-        if j in categorical:
-            seen = rng.permutation(N_LEVELS)[:rng.integers(2, N_LEVELS + 1)]      # levels the node saw; the others are unseen
-            k = int(rng.integers(1, len(seen)))
-            builder.split_node(t, CategoricalSplit(j, frozenset(seen[:k].tolist()), frozenset(seen[k:].tolist()), 0., bool(rng.random() < .5)))
-        else:
-            builder.split_node(t, Split(j, float(rng.integers(-2, 12)) / 2, 0., bool(rng.random() < .5)))   # thresholds on the rows' grid
-        open_nodes += [builder.add_node(t, True, [1., 0.], 0., 2, 2.), builder.add_node(t, False, [0., 1.], 0., 2, 2.)]
-        count += 2
-    tree = builder.build(N_LEVELS)
+    tree = random_tree(rng, D, categorical, stop, limit, N_LEVELS)
     n = draw(st.sampled_from([0, 1, 3, FEW_ROWS, FEW_ROWS + 1, 50, 300]))
     X = rng.integers(-2, 12, size=(n, D)) / 2                                    # codes -1 and 4, 5: outside the level table
     if draw(st.booleans()) and n: X[rng.random(X.shape) < 0.1] = np.nan           # NaN follows each node's default_left

@@ -18,6 +18,7 @@ from climbing_trees.inference import (FEW_ROWS, PARALLEL_ROWS, _apply_rows, appl
                                       export_text, routes)
 from climbing_trees.levelwise import grow_levelwise
 from climbing_trees.naive import LEAF, UNDEFINED, Split, SurrogateSplit, Tree, TreeBuilder, tree_text
+from strategies import random_tree
 
 N_LEVELS = 4
 
@@ -76,22 +77,8 @@ def trees_with_holes(draw, max_nodes=60):
     categorical = set(np.flatnonzero(rng.random(D) < draw(st.sampled_from([0.0, 0.4]))).tolist())
     with_surrogates = draw(st.booleans()) or draw(st.booleans())
     stop, limit = draw(st.sampled_from([0.1, 0.3, 0.6])), draw(st.integers(1, max_nodes))
-    builder = TreeBuilder()
-    open_nodes, count = [builder.add_node(-1, True, [.5, .5], .5, 4, 4.)], 1
-    while open_nodes:
-        t = open_nodes.pop(int(rng.integers(len(open_nodes))))
-        if count + 2 > limit or rng.random() < stop: continue
-        j, default = int(rng.integers(D)), bool(rng.random() < .5)
-        if j in categorical:
-            seen = rng.permutation(N_LEVELS)[:rng.integers(2, N_LEVELS + 1)]
-            k = int(rng.integers(1, len(seen)))
-            builder.split_node(t, CategoricalSplit(j, frozenset(seen[:k].tolist()), frozenset(seen[k:].tolist()), 0., default))
-        else:
-            builder.split_node(t, Split(j, float(rng.integers(-2, 12)) / 2, 0., default))
-        if with_surrogates: builder.add_surrogates(t, random_surrogates(rng, D, categorical, j))
-        open_nodes += [builder.add_node(t, True, [1., 0.], 0., 2, 2.), builder.add_node(t, False, [0., 1.], 0., 2, 2.)]
-        count += 2
-    tree = builder.build(N_LEVELS)
+    tree = random_tree(rng, D, categorical, stop, limit, N_LEVELS,
+                       (lambda rng, j: random_surrogates(rng, D, categorical, j)) if with_surrogates else None)
     n = draw(st.sampled_from([1, 3, FEW_ROWS, FEW_ROWS + 1, 50, 300]))
     X = rng.integers(-2, 12, size=(n, D)) / 2
     for j in categorical: X[:, j] = rng.integers(-1, N_LEVELS + 2, n)         # codes -1, 4, 5: outside the level table
