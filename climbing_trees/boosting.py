@@ -17,17 +17,17 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_is_fitted, check_X_y, validate_data
 from threadpoolctl import threadpool_limits
 from .impurity import check_sample_weight
-from .levelwise import grow_levelwise
+from .levelwise import grow_levelwise, presort, subset_orders
 from .inference import apply as apply_tree, feature_importances
 from .pruning import prune
 from .estimators import (DecisionTreeRegressor, EstimatorTree, ParameterError, categorical_encoder, patch_to,
-                                       resolve_max_features, resolve_tree_params)
+                                       resolve_max_features, resolve_tree_params, is_integer, is_number, check_parameter)
 
 # %% auto #0
 __all__ = ['REGRESSION_LOSSES', 'CLASSIFICATION_LOSSES', 'BOOSTING_CRITERIA', 'weighted_percentile', 'newton_leaf_values', 'Loss',
            'SquaredErrorLoss', 'AbsoluteErrorLoss', 'QuantileLoss', 'HuberLoss', 'BinomialLoss', 'MultinomialLoss',
-           'ExponentialLoss', 'make_loss', 'BaseGradientBoosting', 'presort', 'subset_orders',
-           'GradientBoostingRegressor', 'GradientBoostingClassifier']
+           'ExponentialLoss', 'make_loss', 'BaseGradientBoosting', 'GradientBoostingRegressor',
+           'GradientBoostingClassifier']
 
 # %% ../nbs/13_boosting.ipynb #64457232
 def weighted_percentile(values, weights, rank=50.0):
@@ -175,11 +175,6 @@ def make_loss(name, n_classes=None, alpha=0.9):
     raise ParameterError(f"unknown loss {name!r}; choose one of {', '.join(map(repr, (*REGRESSION_LOSSES, *CLASSIFICATION_LOSSES)))}")
 
 # %% ../nbs/13_boosting.ipynb #d7738950
-def _is_int(v): return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
-def _is_real(v): return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_))
-def _require(name, value, ok, accepts):
-    if not ok: raise ParameterError(f"{name} must be {accepts}, got {value!r}")
-
 BOOSTING_CRITERIA = ("friedman_mse", "squared_error")
 
 class BaseGradientBoosting(BaseEstimator):
@@ -198,21 +193,21 @@ class BaseGradientBoosting(BaseEstimator):
         "Check every parameter before reading data; a `ParameterError` names the culprit and what it accepts."
         if self.loss not in self._losses:
             raise ParameterError(f"unknown loss {self.loss!r} for {type(self).__name__}; choose one of {', '.join(map(repr, self._losses))}")
-        _require("criterion", self.criterion, self.criterion in BOOSTING_CRITERIA, "'friedman_mse' or 'squared_error' (they grow the same trees)")
-        _require("learning_rate", self.learning_rate, _is_real(self.learning_rate) and 0 <= self.learning_rate < np.inf, "a finite number >= 0")
-        _require("n_estimators", self.n_estimators, _is_int(self.n_estimators) and self.n_estimators >= 1, "an integer >= 1")
-        _require("subsample", self.subsample, _is_real(self.subsample) and 0 < self.subsample <= 1, "a fraction in (0, 1]")
-        _require("validation_fraction", self.validation_fraction,
-                 _is_real(self.validation_fraction) and 0 < self.validation_fraction < 1, "a fraction in (0, 1)")
-        _require("n_iter_no_change", self.n_iter_no_change, self.n_iter_no_change is None or _is_int(self.n_iter_no_change)
+        check_parameter("criterion", self.criterion, self.criterion in BOOSTING_CRITERIA, "'friedman_mse' or 'squared_error' (they grow the same trees)")
+        check_parameter("learning_rate", self.learning_rate, is_number(self.learning_rate) and 0 <= self.learning_rate < np.inf, "a finite number >= 0")
+        check_parameter("n_estimators", self.n_estimators, is_integer(self.n_estimators) and self.n_estimators >= 1, "an integer >= 1")
+        check_parameter("subsample", self.subsample, is_number(self.subsample) and 0 < self.subsample <= 1, "a fraction in (0, 1]")
+        check_parameter("validation_fraction", self.validation_fraction,
+                 is_number(self.validation_fraction) and 0 < self.validation_fraction < 1, "a fraction in (0, 1)")
+        check_parameter("n_iter_no_change", self.n_iter_no_change, self.n_iter_no_change is None or is_integer(self.n_iter_no_change)
                  and self.n_iter_no_change >= 1, "None (no early stopping) or an integer >= 1")
-        _require("tol", self.tol, _is_real(self.tol) and 0 <= self.tol < np.inf, "a finite number >= 0")
-        _require("verbose", self.verbose, _is_int(self.verbose) or isinstance(self.verbose, (bool, np.bool_)), "an integer (0: silent)")
-        _require("warm_start", self.warm_start, isinstance(self.warm_start, (bool, np.bool_)), "True or False")
+        check_parameter("tol", self.tol, is_number(self.tol) and 0 <= self.tol < np.inf, "a finite number >= 0")
+        check_parameter("verbose", self.verbose, is_integer(self.verbose) or isinstance(self.verbose, (bool, np.bool_)), "an integer (0: silent)")
+        check_parameter("warm_start", self.warm_start, isinstance(self.warm_start, (bool, np.bool_)), "True or False")
         init_ok = self.init == "zero" if isinstance(self.init, str) else self.init is None or hasattr(self.init, "fit") and hasattr(self.init, "predict")
-        _require("init", self.init, init_ok, "None, 'zero' or an estimator with fit and predict")
-        if hasattr(self, "alpha"): _require("alpha", self.alpha, _is_real(self.alpha) and 0 < self.alpha < 1, "a number in (0, 1)")
-        _require("random_state", self.random_state, self.random_state is None or _is_int(self.random_state) and 0 <= self.random_state < 2**32
+        check_parameter("init", self.init, init_ok, "None, 'zero' or an estimator with fit and predict")
+        if hasattr(self, "alpha"): check_parameter("alpha", self.alpha, is_number(self.alpha) and 0 < self.alpha < 1, "a number in (0, 1)")
+        check_parameter("random_state", self.random_state, self.random_state is None or is_integer(self.random_state) and 0 <= self.random_state < 2**32
                  or isinstance(self.random_state, np.random.RandomState), "None, an integer in [0, 2**32 - 1] or a numpy.random.RandomState")
         self._tree_template()._check_params()
 
@@ -225,17 +220,6 @@ class BaseGradientBoosting(BaseEstimator):
         tags.input_tags.sparse = True                    # accepted, and made dense
         tags.input_tags.allow_nan = self._trees_take_nan()
         return tags
-
-# %% ../nbs/13_boosting.ipynb #0bcac9aa
-def presort(X):
-    "The stable argsort of every column of `X`, (D, N): the orders chapter 05's grower sorts, once for all the stages."
-    columns = np.ascontiguousarray(X.T)                               # each column contiguous: a faster sort
-    return np.argsort(columns, axis=1, kind="stable").astype(np.int32 if len(X) < 2 ** 31 else np.intp)
-
-def subset_orders(orders, rows):
-    "The orders of the rows where boolean `rows` holds, renumbered as in `X[rows]`: a stable partition, not a new sort."
-    renumber = np.cumsum(rows, dtype=orders.dtype) - 1
-    return renumber[orders[rows[orders]].reshape(len(orders), -1)]
 
 # %% ../nbs/13_boosting.ipynb #738a84f8
 @patch_to(BaseGradientBoosting)

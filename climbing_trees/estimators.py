@@ -26,9 +26,9 @@ from .missing import grow_surrogate
 
 # %% auto #0
 __all__ = ['ALGORITHMS', 'DEFAULT_ALGORITHM', 'CLASSIFIER_CRITERIA', 'REGRESSOR_CRITERIA', 'MISSING_STRATEGIES',
-           'depth_first_grower', 'ParameterError', 'check_tree_params', 'resolve_max_features', 'resolve_tree_params',
-           'EstimatorTree', 'categorical_encoder', 'patch_to', 'BaseDecisionTree', 'DecisionTreeClassifier',
-           'DecisionTreeRegressor']
+           'depth_first_grower', 'ParameterError', 'is_integer', 'is_number', 'check_parameter', 'check_tree_params',
+           'resolve_max_features', 'resolve_tree_params', 'EstimatorTree', 'categorical_encoder', 'patch_to',
+           'BaseDecisionTree', 'class_codes', 'DecisionTreeClassifier', 'DecisionTreeRegressor']
 
 # %% ../nbs/09_estimators.ipynb #1615d0cc
 def depth_first_grower(numeric_search):
@@ -52,12 +52,16 @@ DEFAULT_ALGORITHM = "levelwise"    # the fastest grower of the book (chapter 05)
 class ParameterError(ValueError, TypeError):
     "A parameter of the wrong type or value: a ValueError and a TypeError at once, like scikit-learn's `InvalidParameterError`."
 
-def _integer(v): return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
-def _number(v): return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_))
+def is_integer(v):
+    "Whether `v` is an integer of Python or numpy (a bool is not)."
+    return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+def is_number(v):
+    "Whether `v` is a real number of Python or numpy (a bool is not)."
+    return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_))
 def _fraction(v, upper_included): return isinstance(v, (float, np.floating)) and 0 < v and (v <= 1 if upper_included else v < 1)
 def _choice(v, choices): return isinstance(v, str) and v in choices
 
-def _require(name, value, ok, accepts):
+def check_parameter(name, value, ok, accepts):
     "Raise a `ParameterError` naming parameter `name` and what it accepts, unless `ok`."
     if not ok: raise ParameterError(f"{name} must be {accepts}, got {value!r}")
 
@@ -67,8 +71,8 @@ def _check_class_weight(class_weight):
         raise ParameterError("class_weight as a list of dicts is for multi-output trees, which are not supported yet; "
                              "pass one dict {class label: weight} or 'balanced'")
     ok = (class_weight is None or _choice(class_weight, ("balanced",)) or isinstance(class_weight, dict)
-          and all(_number(w) and 0 <= w < np.inf for w in class_weight.values()))
-    _require("class_weight", class_weight, ok, "None, 'balanced' or a dict {class label: non-negative weight}")
+          and all(is_number(w) and 0 <= w < np.inf for w in class_weight.values()))
+    check_parameter("class_weight", class_weight, ok, "None, 'balanced' or a dict {class label: non-negative weight}")
 
 # %% ../nbs/09_estimators.ipynb #88fdcdb0
 CLASSIFIER_CRITERIA = tuple(c for c in CLASSIFICATION_CRITERIA if c != "misclassification")
@@ -81,32 +85,32 @@ def check_tree_params(estimator, criteria, other_criteria=(), other_estimator="t
     if not _choice(p.criterion, criteria):
         hint = f" ({p.criterion!r} is a criterion of {other_estimator})" if _choice(p.criterion, other_criteria) else ""
         raise ParameterError(f"unknown criterion {p.criterion!r} for {name}{hint}; choose one of {', '.join(map(repr, criteria))}")
-    _require("splitter", p.splitter, _choice(p.splitter, ("best", "random")), "'best' or 'random'")
-    _require("max_depth", p.max_depth, p.max_depth is None or _integer(p.max_depth) and p.max_depth >= 1, "None (no limit) or an integer >= 1")
+    check_parameter("splitter", p.splitter, _choice(p.splitter, ("best", "random")), "'best' or 'random'")
+    check_parameter("max_depth", p.max_depth, p.max_depth is None or is_integer(p.max_depth) and p.max_depth >= 1, "None (no limit) or an integer >= 1")
     v = p.min_samples_split
-    _require("min_samples_split", v, _integer(v) and v >= 2 or _fraction(v, True), "an integer >= 2 or a fraction of the samples in (0, 1]")
+    check_parameter("min_samples_split", v, is_integer(v) and v >= 2 or _fraction(v, True), "an integer >= 2 or a fraction of the samples in (0, 1]")
     v = p.min_samples_leaf
-    _require("min_samples_leaf", v, _integer(v) and v >= 1 or _fraction(v, False), "an integer >= 1 or a fraction of the samples in (0, 1)")
+    check_parameter("min_samples_leaf", v, is_integer(v) and v >= 1 or _fraction(v, False), "an integer >= 1 or a fraction of the samples in (0, 1)")
     v = p.min_weight_fraction_leaf
-    _require("min_weight_fraction_leaf", v, _number(v) and 0 <= v <= 0.5, "a fraction of the total weight in [0, 0.5]")
+    check_parameter("min_weight_fraction_leaf", v, is_number(v) and 0 <= v <= 0.5, "a fraction of the total weight in [0, 0.5]")
     v = p.max_features
-    _require("max_features", v, v is None or _choice(v, ("sqrt", "log2")) or _integer(v) and v >= 1 or _fraction(v, True),
+    check_parameter("max_features", v, v is None or _choice(v, ("sqrt", "log2")) or is_integer(v) and v >= 1 or _fraction(v, True),
              "None (every feature), 'sqrt', 'log2', an integer >= 1 or a fraction of the features in (0, 1]")
     v = p.random_state
-    _require("random_state", v, v is None or _integer(v) and 0 <= v < 2**32 or isinstance(v, np.random.RandomState),
+    check_parameter("random_state", v, v is None or is_integer(v) and 0 <= v < 2**32 or isinstance(v, np.random.RandomState),
              "None, an integer in [0, 2**32 - 1] or a numpy.random.RandomState (a numpy Generator is not accepted, as in scikit-learn)")
-    _require("max_leaf_nodes", p.max_leaf_nodes, p.max_leaf_nodes is None or _integer(p.max_leaf_nodes) and p.max_leaf_nodes >= 2,
+    check_parameter("max_leaf_nodes", p.max_leaf_nodes, p.max_leaf_nodes is None or is_integer(p.max_leaf_nodes) and p.max_leaf_nodes >= 2,
              "None (no limit) or an integer >= 2")
     v = p.min_impurity_decrease
-    _require("min_impurity_decrease", v, _number(v) and 0 <= v < np.inf, "a finite number >= 0")
+    check_parameter("min_impurity_decrease", v, is_number(v) and 0 <= v < np.inf, "a finite number >= 0")
     if hasattr(p, "class_weight"): _check_class_weight(p.class_weight)
-    _require("ccp_alpha", p.ccp_alpha, _number(p.ccp_alpha) and 0 <= p.ccp_alpha < np.inf, "a finite number >= 0")
+    check_parameter("ccp_alpha", p.ccp_alpha, is_number(p.ccp_alpha) and 0 <= p.ccp_alpha < np.inf, "a finite number >= 0")
     v = p.categorical_features
-    _require("categorical_features", v, v is None or _choice(v, ("auto",)) or isinstance(v, (list, tuple, np.ndarray, pd.Index)),
+    check_parameter("categorical_features", v, v is None or _choice(v, ("auto",)) or isinstance(v, (list, tuple, np.ndarray, pd.Index)),
              "'auto', None or a list of column names or indices (for one column write ['name'])")
-    _require("missing", p.missing, _choice(p.missing, MISSING_STRATEGIES),
+    check_parameter("missing", p.missing, _choice(p.missing, MISSING_STRATEGIES),
              "'direction' (each split learns a side for missing values), 'surrogate' (rpart's surrogate splits) or 'error'")
-    _require("max_surrogates", p.max_surrogates, _integer(p.max_surrogates) and p.max_surrogates >= 0, "an integer >= 0")
+    check_parameter("max_surrogates", p.max_surrogates, is_integer(p.max_surrogates) and p.max_surrogates >= 0, "an integer >= 0")
     if not _choice(p.algorithm, ALGORITHMS):
         raise ParameterError(f"unknown algorithm {p.algorithm!r}; choose one of {', '.join(map(repr, ALGORITHMS))}")
 
@@ -116,14 +120,14 @@ def resolve_max_features(max_features, n_features):
     if max_features is None: return n_features
     if max_features == "sqrt": return max(1, int(np.sqrt(n_features)))
     if max_features == "log2": return max(1, int(np.log2(n_features)))
-    if _integer(max_features): return int(max_features)
+    if is_integer(max_features): return int(max_features)
     return max(1, int(max_features * n_features))
 
 def resolve_tree_params(estimator, n_samples, n_features, total_weight):
     "A checked estimator's stopping rules in absolute numbers for this data (chapter 02's `StoppingRules`), and its `max_features_`."
     p = estimator
-    leaf = p.min_samples_leaf if _integer(p.min_samples_leaf) else ceil(p.min_samples_leaf * n_samples)
-    split = p.min_samples_split if _integer(p.min_samples_split) else max(2, ceil(p.min_samples_split * n_samples))
+    leaf = p.min_samples_leaf if is_integer(p.min_samples_leaf) else ceil(p.min_samples_leaf * n_samples)
+    split = p.min_samples_split if is_integer(p.min_samples_split) else max(2, ceil(p.min_samples_split * n_samples))
     rules = StoppingRules(max_depth=p.max_depth, min_samples_split=int(split), min_samples_leaf=int(leaf),
                           min_impurity_decrease=p.min_impurity_decrease, min_weight_leaf=p.min_weight_fraction_leaf * total_weight,
                           max_leaf_nodes=p.max_leaf_nodes)
@@ -301,7 +305,7 @@ def cost_complexity_pruning_path(self, X, y, sample_weight=None):
 _NOT_CLASSES = ("Maybe you are trying to fit a classifier, which expects discrete classes on a regression target "
                 "with continuous values.")
 
-def _class_codes(y):
+def class_codes(y):
     "The classes of a `y` that `validate_data` made 1-D and finite, and each row's code; `check_classification_targets`'s checks, `y` not validated again."
     if y.dtype.kind not in "biufU":                      # objects, bytes, dates: scikit-learn's full check
         check_classification_targets(y)
@@ -332,7 +336,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         "Grow the tree on `X` (array, sparse matrix or data frame) and labels `y` of any type; returns self."
         self._check_params()
         X, y = self._validate_training_data(X, y)
-        self.classes_, codes = _class_codes(y)
+        self.classes_, codes = class_codes(y)
         self.n_classes_ = len(self.classes_)
         w = check_sample_weight(sample_weight, len(y))
         if self.class_weight is not None: w = w * compute_sample_weight(self.class_weight, y)

@@ -16,10 +16,12 @@ from .criteria import ClassificationCriterion, Criterion, make_criterion, median
 from .categorical import column_searches
 
 # %% auto #0
-__all__ = ['SPARSE_CUTS', 'SPARSE_MIN_POSITIONS', 'PARTITION_SORT_NODES', 'BLOCK_ELEMENTS', 'CLASS_SUMS_FROM', 'segment_starts',
-           'segmented_cumsum', 'segment_first_best', 'Frontier', 'frontier_layout', 'frontier_column_splits',
-           'segmented_sum_after', 'own_class_before', 'frontier_class_splits', 'partition_orders', 'node_centres',
-           'frontier_random_splits', 'frontier_missing_splits', 'FrontierSearch', 'grow_levelwise', 'grow_best_first']
+__all__ = ['SPARSE_CUTS', 'SPARSE_MIN_POSITIONS', 'PARTITION_SORT_NODES', 'BLOCK_ELEMENTS', 'CLASS_SUMS_FROM',
+           'DRAWN_PAIRS_BELOW', 'TREES_BATCH_ELEMENTS', 'segment_starts', 'segmented_cumsum', 'segment_first_best',
+           'Frontier', 'frontier_layout', 'frontier_column_splits', 'segmented_sum_after', 'own_class_before',
+           'frontier_class_splits', 'partition_orders', 'node_centres', 'frontier_random_splits',
+           'frontier_missing_splits', 'FrontierSearch', 'keeps_orders', 'grow_levelwise', 'grow_best_first', 'presort',
+           'subset_orders', 'trees_orders', 'grow_trees']
 
 # %% ../nbs/05_levelwise.ipynb #1a4c33b4
 def segment_starts(counts):
@@ -295,8 +297,7 @@ def frontier_random_splits(x_sorted, stats_sorted, frontier, criterion, threshol
     if positive_sorted is not None:
         positive_left = np.add.reduceat(positive_sorted * goes_left, starts)
         positive_right = np.add.reduceat(positive_sorted, starts) - positive_left
-    allowed = frontier.allowed[np.maximum(last_left, 0)] if missing_left is None else frontier.searchable   # positions do not count the sides
-    admissible = allowed & (n_left > 0) & admissible_cuts(
+    admissible = frontier.searchable & (n_left > 0) & admissible_cuts(       # the sides' counts, not positions, decide
         n_left, counts - n_left, positive_left, positive_right, frontier.min_samples_leaf,
         criterion.weight(left.T), criterion.weight(right.T), frontier.min_weight_leaf)
     if frontier.children_rule: admissible &= criterion.admissible_children(left.T, right.T)
@@ -387,12 +388,16 @@ class FrontierSearch(NamedTuple):
 
 # %% ../nbs/05_levelwise.ipynb #df443ce4
 class _Growth:
-    "One fit's checked data, criterion, options and presorted orders; `search` finds the best split of every node of a frontier."
+    "One fit's checked data, criterion, options and presorted orders; `search` finds the best split of every node of a frontier. `roots`: the rows are several trees' samples one after another, `roots[b]` rows for tree b, each with its own seed in `random_state` (a list) and `presorted` sorted within each tree's rows; `columns`: (the columns of the X the rows were taken from, each row's row there), read instead of the rows by a growth without orders."
     def __init__(self, X, y, criterion, sample_weight, n_classes, categorical, node_searches, rules, max_features, splitter,
-                 random_state, presorted=None):
+                 random_state, presorted=None, roots=None, columns=None):
         self.X, self.y, self.w, self.rules = check_growth(X, y, criterion, sample_weight, n_classes, *rules)
         self.n_samples, self.n_features = self.X.shape
-        self.max_features, self.splitter, self.rng = check_search_options(max_features, splitter, random_state, self.n_features)
+        self.roots = np.array([self.n_samples]) if roots is None else np.asarray(roots, dtype=np.intp)
+        seeds = [random_state] if roots is None else list(random_state)
+        options = [check_search_options(max_features, splitter, seed, self.n_features) for seed in seeds]
+        self.max_features, self.splitter = options[0][:2]
+        self.rngs = [rng for *_, rng in options]                            # one generator per tree (None: nothing random)
         self.criterion, self.n_classes, self.crit = criterion, n_classes, make_criterion(criterion, n_classes)
         self.additive = self.crit.sufficient_statistics                  # False: absolute error, every column node by node
         self.searches = _node_searched_columns(self.n_features, categorical, node_searches, self.additive, self.rules)
@@ -400,8 +405,14 @@ class _Growth:
         self.children_rule = type(self.crit).admissible_children is not Criterion.admissible_children   # Poisson's
         self.X = np.ascontiguousarray(self.X)                              # read in place: no transposed copy
         self.positive = None if (self.w > 0).all() else (self.w > 0).astype(np.int64)
-        self.orders = _presorted_orders(self.X, presorted)
         self.missing_columns = np.flatnonzero(np.isnan(self.X).any(axis=0))       # once per fit: the others skip every NaN step
+        self.sorted = keeps_orders(self.splitter, self.searches, len(self.missing_columns))
+        if self.sorted or columns is None: columns = (None if self.sorted else np.ascontiguousarray(self.X.T), None)
+        self.columns, self.source = columns               # no orders: gathers read columns (cache-friendlier), shared if given
+        if self.sorted and presorted is None and len(self.roots) > 1:
+            raise ValueError("several trees grown together need `presorted`: each tree's orders, one tree after another")
+        self.orders = (_presorted_orders(self.X, presorted) if self.sorted        # random thresholds need no order: one row,
+                       else np.arange(self.n_samples, dtype=np.int32 if self.n_samples < 2 ** 31 else np.intp)[None])   # by node
         self.missing = np.isnan(self.X[:, self.missing_columns]).T.copy()          # (M, N) where each of those is missing
         self.class_stats = None                                                     # K statistics per sample, if class sums meet NaN
         self.class_sums = (self.splitter == "best" and hasattr(self.crit, "class_term")     # Gini, entropy: no K factor
@@ -411,17 +422,22 @@ class _Growth:
                                 and (self.crit.weight_statistic == 0 or self.crit.statistics_sum_to_weight))
         self.stats = (np.ascontiguousarray(self.crit.stats(self.y, self.w).T)
                       if self.additive and not self.centred and not self.class_sums else None)
-        self.total_weight = self.w.sum()
+        self.total_weight = np.add.reduceat(self.w, segment_starts(self.roots))   # (B,) each tree's training weight
         codes = self.X[:, sorted(set(categorical))]
         self.n_levels = int(np.nanmax(codes)) + 1 if len(categorical) and not np.isnan(codes).all() else 0
 
     def summaries(self, orders, counts): return _node_summaries(self, orders, counts)
-    def search(self, orders, counts, depth): return _search_frontier(self, orders, counts, depth)
+    def values(self, rows, features):
+        "X at the (row, feature) pairs `rows`, `features`: from the columns if kept, else from the rows."
+        if self.columns is None: return self.X.reshape(-1).take(np.multiply(rows, self.n_features, dtype=np.intp) + features)
+        if self.source is not None: rows = self.source.take(rows)
+        return self.columns.reshape(-1).take(np.multiply(features, self.columns.shape[1], dtype=np.intp) + rows)
+    def search(self, orders, counts, depth, tree=None): return _search_frontier(self, orders, counts, depth, tree)
 
     def split(self, builder, ids, found, orders, counts, in_place=False):
         "Write the splits of a searched frontier whose nodes are `ids`; return the children's orders (in the same memory, if `in_place`) and counts."
         rules_found = _write_splits(builder, ids, found, self.X, orders, counts)
-        goes_left = _route(found, rules_found, self.X, orders, counts)
+        goes_left = _route(found, rules_found, self.X, orders, counts) if self.sorted else _route_by_threshold(found, self, orders, counts)
         return partition_orders(orders, goes_left, counts, found.splits, max(1, BLOCK_ELEMENTS // max(1, orders.shape[1])), in_place)
 
 # %% ../nbs/05_levelwise.ipynb #03a8b071
@@ -460,6 +476,10 @@ def _gather(X, features, orders):
     flat += features[:, None]
     return X.reshape(-1).take(flat)
 
+def keeps_orders(splitter, node_searched, n_missing_columns):
+    "Whether a growth keeps every feature's order: not for random thresholds on numeric columns without missing values, which need only each node's smallest and largest value and a comparison (scikit-learn's extra trees sort nothing either)."
+    return splitter != "random" or bool(node_searched) or n_missing_columns > 0
+
 # %% ../nbs/05_levelwise.ipynb #412305c1
 def _node_summaries(g, orders, counts):
     "Each frontier node's statistics (n_stats, F) or None, value (F, K), impurity and weight, the units of i(s), and the impurity in those units (growth `g`)."
@@ -497,10 +517,11 @@ def _node_summaries(g, orders, counts):
     return node_stats, value, impurity, weight, units, in_units
 
 # %% ../nbs/05_levelwise.ipynb #107c79cf
-def _features_to_search(g, orders, counts, searchable):
-    "Which (feature, node) pairs to search, (D, F): not constant in the node, and drawn if `max_features` asks; with the drawn thresholds (or None), each node's missing values per feature (or None) and their side (drawn, or False until searched)."
+def _features_to_search(g, orders, counts, searchable, tree=None):
+    "Which (feature, node) pairs to search, (D, F): not constant in the node, and drawn if `max_features` asks; with the drawn thresholds (or None), each node's missing values per feature (or None) and their side (drawn, or False until searched). Each tree's nodes (`tree`: one per node, None: all of tree 0) draw from its own generator."
     starts, n_nodes, threshold, n_missing, missing_left = segment_starts(counts), len(counts), None, None, None
-    if len(g.missing_columns):                            # NaN sorts last: the largest known value comes before them
+    if not g.sorted: return _draws_without_orders(g, orders, counts, searchable, tree)
+    if len(g.missing_columns):                          # NaN sorts last: the largest known value comes before them
         n_missing = np.zeros((g.n_features, n_nodes), dtype=np.intp)
         for i, j in enumerate(g.missing_columns): n_missing[j] = np.add.reduceat(g.missing[i].take(orders[j]), starts)
         last = np.take_along_axis(orders, np.maximum(starts + counts - 1 - n_missing, starts), axis=1)
@@ -508,24 +529,71 @@ def _features_to_search(g, orders, counts, searchable):
     ends = _gather(g.X, np.arange(g.n_features), np.concatenate([orders[:, starts], last], axis=1))   # one gather
     lowest_x, highest_x = ends[:, :n_nodes], ends[:, n_nodes:]          # (D, F) each: segments are sorted
     constant = constant_features(lowest_x, highest_x, False if n_missing is None else n_missing > 0)
-    searched = draw_features(constant.T, g.max_features, g.rng).T & searchable
+    trees = _tree_slices(g, tree, n_nodes)
+    searched = np.concatenate([draw_features(constant[:, nodes].T, g.max_features, rng).T for nodes, rng in trees], axis=1)
+    searched &= searchable
     if g.splitter == "random":
-        threshold = lowest_x + (highest_x - lowest_x) * g.rng.random(lowest_x.shape)
+        uniform = np.concatenate([rng.random((g.n_features, nodes.stop - nodes.start)) for nodes, rng in trees], axis=1)
+        threshold = lowest_x + (highest_x - lowest_x) * uniform
         threshold = np.where(threshold == highest_x, lowest_x, threshold)               # scikit-learn's redraw rule
-        if n_missing is not None: missing_left = g.rng.random(n_missing.shape) < 0.5     # the missing side, drawn too
+        if n_missing is not None:                                                        # the missing side, drawn too
+            missing_left = np.concatenate([rng.random((g.n_features, nodes.stop - nodes.start)) < 0.5 for nodes, rng in trees], axis=1)
     elif n_missing is not None: missing_left = np.zeros(n_missing.shape, dtype=bool)
     return searched, threshold, n_missing, missing_left
 
+def _tree_slices(g, tree, n_nodes):
+    "Each tree's nodes in a frontier (a slice: a tree's nodes are consecutive) and its generator."
+    if tree is None or len(g.rngs) == 1: return [(slice(0, n_nodes), g.rngs[0])]
+    bounds = np.flatnonzero(tree[1:] != tree[:-1]) + 1
+    starts, stops = np.r_[0, bounds], np.r_[bounds, n_nodes]
+    return [(slice(a, b), g.rngs[tree[a]]) for a, b in zip(starts.tolist(), stops.tolist())]
+
+def _draws_without_orders(g, orders, counts, searchable, tree=None):
+    "`_features_to_search` for a growth without orders (random thresholds, no missing value): the same draws from the same generators, but a node's smallest and largest values are computed only for the features the draw reaches, in the draw's order (scikit-learn's way)."
+    n_nodes, D = len(counts), g.n_features
+    trees = _tree_slices(g, tree, n_nodes)
+    if g.max_features is None: place, drawn = np.zeros((n_nodes, D), dtype=np.intp), D   # every feature, no draw
+    else:
+        place = np.concatenate([rng.random((nodes.stop - nodes.start, D)) for nodes, rng in trees]).argsort(axis=1).argsort(axis=1)
+        drawn = g.max_features
+    lowest, highest = np.full((n_nodes, D), np.nan), np.full((n_nodes, D), np.nan)
+    reached = searchable[:, None] & (place < drawn)                     # the first `drawn` features of each node's order
+    useful = _node_ranges(g, orders, counts, reached, lowest, highest)
+    missing, step = searchable & ~useful.any(axis=1), drawn              # all constant: go on until a useful one
+    while missing.any() and step < D:
+        more = missing[:, None] & (place == step)
+        useful |= _node_ranges(g, orders, counts, more, lowest, highest)
+        missing &= ~(more & useful).any(axis=1)
+        step += 1
+    searched = useful.T                                                  # (D, F)
+    uniform = np.concatenate([rng.random((D, nodes.stop - nodes.start)) for nodes, rng in trees], axis=1)
+    low, high = np.where(searched, lowest.T, 0.0), np.where(searched, highest.T, 0.0)
+    threshold = low + (high - low) * uniform
+    return searched, np.where(threshold == high, low, threshold), None, None   # scikit-learn's redraw rule
+
+def _node_ranges(g, orders, counts, pairs, lowest, highest):
+    "Fill `lowest` and `highest` (F, D) at the (node, feature) `pairs` from the node's rows; return the pairs whose feature is not constant there."
+    fs, js = np.nonzero(pairs)
+    useful = np.zeros(pairs.shape, dtype=bool)
+    if len(fs) == 0: return useful
+    size = counts[fs]
+    offset = np.cumsum(size) - size
+    rows = orders[0].take(np.repeat(segment_starts(counts)[fs] - offset, size) + np.arange(offset[-1] + size[-1]))
+    x = g.values(rows, np.repeat(js, size))
+    lowest[fs, js], highest[fs, js] = np.minimum.reduceat(x, offset), np.maximum.reduceat(x, offset)
+    useful[fs, js] = ~constant_features(lowest[fs, js], highest[fs, js])
+    return useful
+
 # %% ../nbs/05_levelwise.ipynb #22859c26
-def _search_frontier(g, orders, counts, depth):
-    "The `FrontierSearch` of the frontier whose feature orders are `orders`, `counts` samples per node, at `depth` (a number or one per node), for growth `g`."
+def _search_frontier(g, orders, counts, depth, tree=None):
+    "The `FrontierSearch` of the frontier whose feature orders are `orders`, `counts` samples per node, at `depth` (a number or one per node), for growth `g`; `tree`: each node's tree (None: all of tree 0)."
     node_stats, value, impurity, weight, units, in_units = g.summaries(orders, counts)
     searchable = g.rules.may_split(counts, depth, impurity)
     best = np.full((g.n_features, len(counts)), np.inf)                 # i(s) in real units, per feature and node
     where = np.zeros((g.n_features, len(counts)), dtype=np.int64)
     threshold, found, n_missing, missing_left = None, {}, None, None
     if searchable.any():
-        searched, threshold, n_missing, missing_left = _features_to_search(g, orders, counts, searchable)
+        searched, threshold, n_missing, missing_left = _features_to_search(g, orders, counts, searchable, tree)
         frontier = None if node_stats is None else frontier_layout(
             counts, node_stats, g.crit, searchable, g.rules.min_samples_leaf, g.rules.min_weight_leaf, g.children_rule,
             not g.class_sums, g.weights_are_one and threshold is None, in_units, weight)
@@ -540,16 +608,19 @@ def _search_frontier(g, orders, counts, depth):
                 found[j] = _search_nodes(g.searches[j], g.X[:, j], g.y, g.w, orders[j], counts, searched[j],
                                          g.criterion, g.n_classes, g.rules.min_samples_leaf, g.rules.min_weight_leaf)
                 best[j] = [np.inf if s is None else s.impurity for s in found[j]]
+        few_drawn = len(swept) and np.count_nonzero(searched[swept]) < DRAWN_PAIRS_BELOW * searched[swept].size
         if threshold is not None:
             _sweep_random(g, np.sort(np.concatenate([swept, swept_missing])), orders, frontier, threshold, missing_left,
-                          with_missing, units, best, where)
+                          with_missing, units, best, where, *((searched, node_stats) if few_drawn or not g.sorted else ()))
+        elif few_drawn and not g.class_sums:
+            _sweep_drawn(g, searched, swept, orders, frontier, node_stats, units, best, where)   # max_features: few pairs drawn
         elif len(swept): _sweep(g, swept, orders, frontier, node_stats, units, best, where)
         if threshold is None and len(swept_missing):
             _sweep_missing(g, swept_missing, orders, counts, frontier, node_stats, searchable, units, best, where, missing_left)
         best[~searched] = np.inf
     lowest = best.min(axis=0)
     feature = np.argmax(ties_with_best(best, lowest, impurity), axis=0)
-    splits = searchable & np.isfinite(lowest) & g.rules.worth_splitting(weight / g.total_weight, impurity, lowest)
+    splits = searchable & np.isfinite(lowest) & g.rules.worth_splitting(weight / g.total_weight[0 if tree is None else tree], impurity, lowest)
     return FrontierSearch(value, impurity, weight, splits, lowest, feature, where, threshold, found, missing_left, n_missing)
 
 # %% ../nbs/05_levelwise.ipynb #0740cf0e
@@ -577,6 +648,41 @@ def _sweep(g, swept, orders, frontier, node_stats, units, best, where):
         with np.errstate(invalid="ignore"):                              # to real units; inf stays inf
             best[js] = np.where(np.isfinite(lowest_b), lowest_b * units, np.inf)
 
+# %% ../nbs/05_levelwise.ipynb #drawnpr2
+DRAWN_PAIRS_BELOW = 0.5       # below this share of the (feature, node) pairs drawn, only the drawn ones are swept
+
+def _drawn_pairs(g, searched, swept, orders, frontier, node_stats, n_stats, positions=True):
+    "The (feature, node) pairs of the features `swept` that `searched` draws, a block of pairs at a time: features `j`, nodes `f`, each pair's first position among the pairs, the pairs' samples (their order) and their `Frontier` (without its per-position arrays unless `positions`: a cut at a drawn threshold needs the nodes' only)."
+    js, fs = np.nonzero(searched[swept])
+    js = swept[js]
+    starts, sizes = frontier.starts, frontier.counts[fs]
+    block = (np.cumsum(sizes) - sizes) // max(1, BLOCK_ELEMENTS // n_stats)   # about a block's worth of positions each
+    bounds = np.r_[0, np.flatnonzero(block[1:] != block[:-1]) + 1, len(fs)].tolist() if len(fs) else [0]
+    for a, b in zip(bounds[:-1], bounds[1:]):
+        j, f, size = js[a:b], fs[a:b], sizes[a:b]
+        offset = np.cumsum(size) - size                                   # each pair's first position among the pairs
+        feature = np.repeat(j, size)
+        order = orders[feature if g.sorted else 0, np.repeat(starts[f] - offset, size) + np.arange(offset[-1] + size[-1])]   # a view
+        pairs = (frontier_layout(size, node_stats[:, f], g.crit, frontier.searchable[f], frontier.min_samples_leaf,
+                                 frontier.min_weight_leaf, frontier.children_rule, True, frontier.weights_are_one,
+                                 frontier.impurity[f], frontier.weight[f]) if positions else
+                 frontier._replace(counts=size, n_left=None, n_right=None, allowed=None, segment=None, totals=frontier.totals[:, f],
+                                   constant=frontier.constant[f], weight=frontier.weight[f], impurity=frontier.impurity[f],
+                                   searchable=frontier.searchable[f], starts=offset))
+        x = g.values(order, feature)
+        yield j, f, offset, order, x, pairs
+
+def _sweep_drawn(g, searched, swept, orders, frontier, node_stats, units, best, where):
+    "As `_sweep`, for the (feature, node) pairs of the features `swept` that `searched` draws only: the pairs are the segments of one frontier."
+    rows = g.crit.proxy_statistics if not g.children_rule else None
+    stats = g.stats[(1 if frontier.weights_are_one else 0):rows]         # the weights, if all 1, are not gathered
+    for j, f, offset, order, x, pairs in _drawn_pairs(g, searched, swept, orders, frontier, node_stats, len(stats)):
+        lowest, position = frontier_column_splits(x, stats.take(order, axis=1), pairs, g.crit,
+                                                  None if g.positive is None else g.positive.take(order))
+        with np.errstate(invalid="ignore"):                              # to real units; inf stays inf
+            best[j, f] = np.where(np.isfinite(lowest), lowest * (units[f] if np.ndim(units) else units), np.inf)
+        where[j, f] = position - offset + frontier.starts[f]               # back to the position in the feature's order
+
 # %% ../nbs/05_levelwise.ipynb #1c6ada61
 def _sweep_missing(g, swept, orders, counts, frontier, node_stats, searchable, units, best, where, missing_left):
     "As `_sweep` for the features `swept` that miss values (NaN) in some node: two passes each, and the missing side into `missing_left`."
@@ -597,9 +703,17 @@ def _sweep_missing(g, swept, orders, counts, frontier, node_stats, searchable, u
         with np.errstate(invalid="ignore"):
             best[js] = np.where(np.isfinite(lowest_b), lowest_b * units, np.inf)
 
-def _sweep_random(g, swept, orders, frontier, threshold, missing_left, with_missing, units, best, where):
-    "The cut of every node at its drawn threshold, one feature of `swept` at a time (`splitter='random'`)."
+def _sweep_random(g, swept, orders, frontier, threshold, missing_left, with_missing, units, best, where, searched=None, node_stats=None):
+    "The cut of every node at its drawn threshold, one feature of `swept` at a time (`splitter='random'`); or, given `searched` and no missing value, of the drawn (feature, node) pairs only."
     rows = g.crit.proxy_statistics if not g.children_rule else None
+    if searched is not None and not with_missing:
+        stats = g.stats[:rows]
+        for j, f, offset, order, x, pairs in _drawn_pairs(g, searched, swept, orders, frontier, node_stats, len(stats), False):
+            lowest, last_left = frontier_random_splits(x, stats.take(order, axis=1), pairs, g.crit, threshold[j, f],
+                                                       None if g.positive is None else g.positive.take(order))
+            np.multiply(lowest, units[f] if np.ndim(units) else units, out=lowest, where=np.isfinite(lowest))
+            best[j, f], where[j, f] = lowest, last_left - offset + frontier.starts[f]
+        return
     for j in swept:
         positive_j = None if g.positive is None else g.positive.take(orders[j])
         lowest_j, where[j] = frontier_random_splits(_gather(g.X, np.array([j]), orders[j][None])[0],
@@ -621,19 +735,24 @@ def grow_levelwise(X, y, criterion="gini", sample_weight=None, n_classes=None, *
                                random_state=random_state, presorted=presorted)
     growth = _Growth(X, y, criterion, sample_weight, n_classes, categorical, node_searches, rules, max_features, splitter,
                      random_state, presorted)
+    builder, n_levels = _grow_depth_by_depth(growth), growth.n_levels
+    del growth                                 # free the orders and statistics before the tree's arrays are built
+    return builder.build(n_levels)
+
+def _grow_depth_by_depth(growth):
+    "The loop over depths, for every tree of `growth` at once (one root per tree): returns the builder that holds them."
     builder, orders, depth = TreeBuilder(), growth.orders, 0
-    counts, parents, is_left = np.array([growth.n_samples]), np.array([-1]), np.array([True])
+    counts, tree = growth.roots, np.arange(len(growth.roots))
+    parents, is_left = np.full(len(counts), -1), np.ones(len(counts), dtype=bool)
     while len(counts):
-        found = growth.search(orders, counts, depth)
+        found = growth.search(orders, counts, depth, tree)
         ids = builder.add_nodes(parents, is_left, found.value, found.impurity, counts, found.weight)
         if not found.splits.any(): break
         orders, counts = growth.split(builder, ids, found, orders, counts, in_place=True)
-        parents = ids[found.splits].repeat(2)
+        parents, tree = ids[found.splits].repeat(2), tree[found.splits].repeat(2)
         is_left = np.arange(len(parents)) % 2 == 0                            # left, right, left, right, ...
         depth += 1
-    n_levels = growth.n_levels
-    del growth, orders, found                  # free the orders and statistics before the tree's arrays are built
-    return builder.build(n_levels)
+    return builder
 
 # %% ../nbs/05_levelwise.ipynb #4f080c1d
 def _write_splits(builder, ids, found, X, orders, counts):
@@ -683,6 +802,16 @@ def _route(found, rules_found, X, orders, counts):
     goes_left[orders[np.repeat(found.feature, counts)[left], left]] = True    # every feature at once
     return goes_left
 
+def _route_by_threshold(found, g, orders, counts):
+    "Which samples go left at numeric splits with drawn thresholds, by comparison (a growth without sorted orders)."
+    splitting = np.repeat(found.splits, counts)
+    rows = orders[0][splitting]
+    node = np.repeat(np.arange(len(counts)), counts)[splitting]
+    feature = found.feature[node]
+    goes_left = np.zeros(g.n_samples, dtype=bool)
+    goes_left[rows] = g.values(rows, feature) <= found.threshold[feature, node]
+    return goes_left
+
 def _search_nodes(search, x, y, w, order, counts, searchable, criterion, n_classes, min_samples_leaf, min_weight_leaf=0.0):
     "Run a chapter-02 column search node by node (for columns that are not swept, e.g. categorical ones)."
     results, weight_rule = [], {"min_weight_leaf": min_weight_leaf} if min_weight_leaf > 0 else {}
@@ -705,7 +834,7 @@ def grow_best_first(X, y, criterion="gini", sample_weight=None, n_classes=None, 
         "Search new nodes as one frontier, write them, and queue those worth splitting, each with its slice of the orders."
         found = growth.search(orders, counts, depth)
         ids = builder.add_nodes(parents, is_left, found.value, found.impurity, counts, found.weight)
-        decrease = found.weight / growth.total_weight * (found.impurity - found.lowest)
+        decrease = found.weight / growth.total_weight[0] * (found.impurity - found.lowest)
         for f, start in zip(np.flatnonzero(found.splits), segment_starts(counts)[found.splits]):
             alone = _one_node(found, f, start)
             heappush(queue, (-decrease[f], next(created), ids[f], alone, orders[:, start:start + counts[f]], depth))
@@ -726,3 +855,79 @@ def _one_node(found, f, start):
                           None if found.threshold is None else found.threshold[:, keep], {j: [s[f]] for j, s in found.found.items()},
                           None if found.missing_left is None else found.missing_left[:, keep],
                           None if found.n_missing is None else found.n_missing[:, keep])
+
+# %% ../nbs/05_levelwise.ipynb #6116735c
+def presort(X):
+    "The stable argsort of every column of `X`, (D, N): the orders the grower sorts, once for all the trees grown on `X`."
+    columns = np.ascontiguousarray(X.T)                               # each column contiguous: a faster sort
+    return np.argsort(columns, axis=1, kind="stable").astype(np.int32 if len(X) < 2 ** 31 else np.intp)
+
+def subset_orders(orders, rows):
+    "The orders of the rows where boolean `rows` holds, renumbered as in `X[rows]`: a stable partition, not a new sort."
+    renumber = np.cumsum(rows, dtype=orders.dtype) - 1
+    return renumber[orders[rows[orders]].reshape(len(orders), -1)]
+
+# %% ../nbs/05_levelwise.ipynb #8462ae61
+def trees_orders(X, criterion, n_classes=None, splitter="best", categorical=(), presorted=None):
+    "The orders `grow_trees` reads with these options: `presorted`, or `presort(X)` if not given; None where the growth keeps no orders (random thresholds on numeric columns without missing values)."
+    node_searched = list(categorical) or not make_criterion(criterion, n_classes).sufficient_statistics
+    if not keeps_orders(splitter, node_searched, int(np.isnan(X).any()) if X.size else 0): return None
+    return presort(X) if presorted is None else presorted
+
+TREES_BATCH_ELEMENTS = 2 ** 22    # the trees grown together hold at most about this many (row, feature) entries
+
+def grow_trees(X, y, criterion="gini", sample_weights=None, n_classes=None, *, random_states=None, presorted=None, categorical=(),
+               max_depth=None, min_samples_split=2, min_samples_leaf=1, min_impurity_decrease=0.0, min_weight_leaf=0.0,
+               max_leaf_nodes=None, max_features=None, splitter="best"):
+    "One `Tree` per row of `sample_weights` (B, N): tree b is `grow_levelwise` on the rows of positive weight in row b, with `random_states[b]` (`min_weight_leaf`: a number, or one per tree); grown together, a batch of trees as one frontier; `presorted`: `presort(X)`, if already computed."
+    X = np.ascontiguousarray(X, dtype=float)
+    sample_weights = np.atleast_2d(np.asarray(sample_weights, dtype=float))
+    B = len(sample_weights)
+    random_states = [None] * B if random_states is None else list(random_states)
+    if len(random_states) != B or sample_weights.shape[1] != len(X):
+        raise ValueError(f"grow_trees needs one row of sample_weights per tree, one weight per row of X ({len(X)}), and one seed "
+                         f"per tree: got sample_weights of shape {sample_weights.shape} and {len(random_states)} seeds")
+    min_weight_leaf = np.broadcast_to(np.asarray(min_weight_leaf, dtype=float), (B,))
+    orders = trees_orders(X, criterion, n_classes, splitter, categorical, presorted)
+    rules = dict(categorical=categorical, max_depth=max_depth, min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
+                 min_impurity_decrease=min_impurity_decrease, max_features=max_features, splitter=splitter)
+    if max_leaf_nodes is not None or len(np.unique(min_weight_leaf)) > 1:   # best first, or rules that differ: one tree at a time
+        return [grow_levelwise(X_t, y_t, criterion, w_t, n_classes, min_weight_leaf=float(weight_leaf), max_leaf_nodes=max_leaf_nodes,
+                               random_state=seed, presorted=_orders_of(orders, w), **rules)
+                for w, seed, weight_leaf in zip(sample_weights, random_states, min_weight_leaf) for X_t, y_t, w_t in [_rows_of(X, y, w)]]
+    per_tree = max(1, TREES_BATCH_ELEMENTS // max(1, np.count_nonzero(sample_weights[0]) * X.shape[1]))
+    trees = []
+    for lo in range(0, B, per_tree):
+        trees += _grow_together(X, y, criterion, sample_weights[lo:lo + per_tree], n_classes, random_states[lo:lo + per_tree],
+                                orders, float(min_weight_leaf[0]), rules)
+    return trees
+
+# %% ../nbs/05_levelwise.ipynb #1c37fa50
+def _rows_of(X, y, w):
+    "X, y and weights of the rows of positive weight `w` (no copy if every row has some)."
+    rows = w > 0
+    return (X, y, w) if rows.all() else (X[rows], y[rows], w[rows])
+
+def _orders_of(orders, w):
+    "The presorted orders of the rows of positive weight `w` (None: no orders kept)."
+    rows = w > 0
+    return orders if orders is None or rows.all() else subset_orders(orders, rows)
+
+def _grow_together(X, y, criterion, sample_weights, n_classes, seeds, orders, min_weight_leaf, rules):
+    "Grow the trees of a few rows of the weight table as one growth: their rows stacked, each tree a root of the first frontier."
+    rows = [np.flatnonzero(w > 0) for w in sample_weights]
+    sizes = np.array([len(r) for r in rows])
+    offsets = np.cumsum(sizes) - sizes
+    stacked = np.concatenate(rows)                                    # each tree's rows, one tree after another
+    stacked_orders = (None if orders is None else
+                      np.concatenate([_orders_of(orders, w) + offset for w, offset in zip(sample_weights, offsets.tolist())], axis=1))
+    categorical = rules["categorical"]
+    growth = _Growth(X[stacked], y[stacked], criterion, sample_weights[np.repeat(np.arange(len(rows)), sizes), stacked], n_classes, categorical, None,
+                     (rules["max_depth"], rules["min_samples_split"], rules["min_samples_leaf"], rules["min_impurity_decrease"],
+                      min_weight_leaf, None), rules["max_features"], rules["splitter"], seeds, stacked_orders, roots=sizes,
+                     columns=None if orders is not None else (np.ascontiguousarray(X.T), stacked))   # no orders: X's own columns
+    builder = _grow_depth_by_depth(growth)
+    del growth
+    codes = [X[r][:, sorted(set(categorical))] for r in rows] if len(categorical) else []
+    n_levels = [int(np.nanmax(c)) + 1 if not np.isnan(c).all() else 0 for c in codes] or 0   # each tree's level tables, as alone
+    return builder.build_each(n_levels)

@@ -291,6 +291,37 @@ class TreeBuilder:
         "The finished `Tree`, numbered in pre-order; `n_levels` widens the level tables (default: the largest code used + 1)."
         return _assemble_tree(self._nodes, self._numeric, self._categorical, self._surrogates, n_levels)
 
+    def build_each(self, n_levels=0):
+        "One `Tree` per root (a node added with parent -1), in the order the roots were added: a builder may hold a forest; `n_levels`: a number, or one per tree."
+        if not self._nodes: return []
+        parent, is_left, *rest = (np.concatenate(chunks) for chunks in zip(*self._nodes))
+        tree = np.empty(len(parent), np.intp)                     # the root of each node: parents are written before children
+        tree[parent < 0] = np.arange(np.count_nonzero(parent < 0))
+        done = 0
+        for chunk in self._nodes:
+            ids = np.arange(done, done + len(chunk[0]))
+            has_parent = chunk[0] >= 0
+            tree[ids[has_parent]] = tree[chunk[0][has_parent]]
+            done += len(ids)
+        by_tree = np.argsort(tree, kind="stable")                 # each tree's nodes in the order written
+        sizes = np.bincount(tree)
+        first = np.cumsum(sizes) - sizes
+        local = np.empty(len(tree), np.intp)
+        local[by_tree] = np.arange(len(tree)) - np.repeat(first, sizes)     # a node's number within its tree
+        numeric = [np.concatenate(c) for c in zip(*self._numeric)] if self._numeric else [np.zeros(0, np.intp)] * 4
+        numeric_tree = tree[numeric[0]]
+        n_levels = np.broadcast_to(n_levels, len(sizes))
+        trees = []
+        for b, nodes in enumerate(np.split(by_tree, first[1:])):
+            nodes_b = (np.where(parent[nodes] < 0, -1, local[np.maximum(parent[nodes], 0)]), is_left[nodes], *(a[nodes] for a in rest))
+            mine = numeric_tree == b
+            numeric_b = [(local[numeric[0][mine]], *(a[mine] for a in numeric[1:]))]
+            categorical_b = [(local[t], *r) for t, *r in self._categorical if tree[t] == b]
+            surrogates_b = (None if self._surrogates is None
+                            else {int(local[t]): s for t, s in self._surrogates.items() if tree[t] == b})
+            trees.append(_assemble_tree([nodes_b], numeric_b, categorical_b, surrogates_b, int(n_levels[b])))
+        return trees
+
 # %% ../nbs/02_naive_split.ipynb #9dc6ab4c
 def kept_nodes(tree, cut):
     "Numbers of the nodes that remain when the nodes where boolean `cut` is True become leaves: pre-order, not descending below a cut."

@@ -63,6 +63,11 @@ INSPECT = r"""
     mathRendered: math.filter(e => e.querySelector('mjx-container')).length,
     mathUnrendered: math.filter(e => !e.querySelector('mjx-container')).map(e => e.textContent.slice(0, 120)),
     mathErrors: [...article.querySelectorAll('mjx-merror, .MathJax_Error')].map(e => e.textContent),
+    strayDollars: [...article.querySelectorAll('p, li')].map(e => {       // prose whose $...$ was not read as math
+      const copy = e.cloneNode(true);
+      copy.querySelectorAll('.math, mjx-container, code, pre').forEach(m => m.remove());
+      return copy.textContent;
+    }).filter(t => t.includes('$')).map(t => t.slice(0, 160)),
     images: images.map(i => ({src: i.getAttribute('src'), complete: i.complete, width: i.naturalWidth,
                               height: i.naturalHeight, alt: i.getAttribute('alt') || ''})),
     errorOutputs: texts('.cell_output .traceback, .cell_output .error, .output.traceback, .output.error'),
@@ -130,6 +135,7 @@ def test_math_is_rendered_offline(visit, page):
         f"{page}: MathJax is not loaded from the book itself: {info['mathjaxScripts']}"
     assert not info["mathUnrendered"], f"{page}: equations MathJax did not typeset: {info['mathUnrendered'][:5]}"
     assert not info["mathErrors"], f"{page}: TeX errors: {info['mathErrors']}"
+    assert not info["strayDollars"], f"{page}: dollar signs left in the prose (math not parsed): {info['strayDollars'][:3]}"
 
 
 DEFAULT_ALT = "Figure drawn by the code cell above."   # tools/book_sphinx.py, for cells without #| fig-alt

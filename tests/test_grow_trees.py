@@ -1,0 +1,107 @@
+"""Many trees at once (chapter 05's `grow_trees`): each tree equals the tree `grow_levelwise` grows alone from its rows and
+seed, for every criterion, weights, ties, categorical columns, missing values, drawn features and drawn thresholds; and the
+growth without sorted orders (random thresholds) equals the growth with them."""
+import itertools
+
+import numpy as np
+import pytest
+
+import climbing_trees.levelwise as levelwise
+from climbing_trees.levelwise import grow_levelwise, grow_trees, presort
+from climbing_trees.naive import tree_differences
+
+CASES = [("gini", 2), ("entropy", 3), ("gini", 6), ("squared_error", None), ("poisson", None), ("absolute_error", None)]
+
+
+def data(seed, n=160, d=5):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    X[:, 1] = rng.integers(0, 4, n)                                  # ties
+    return rng, X
+
+
+def target(rng, X, criterion, k):
+    if k is not None: return rng.integers(0, k, len(X))
+    if criterion == "poisson": return rng.poisson(np.exp(X[:, 0] / 2)).astype(float)
+    return X[:, 0] + rng.normal(size=len(X))
+
+
+def bootstrap_weights(rng, n, B, weighted):
+    W = np.array([np.bincount(rng.integers(0, n, n), minlength=n) for _ in range(B)], dtype=float)
+    if weighted: W *= rng.integers(1, 3, n)                            # sample weights on top of the counts
+    return W
+
+
+@pytest.mark.parametrize("case, columns, splitter, max_features, weighted",
+                         [p for p in itertools.product(CASES, ["numeric", "categorical", "missing"], ["best", "random"], [None, 2],
+                                                       [False, True])
+                          if not (p[0][0] == "absolute_error" and p[2] == "random")])   # absolute error: no random thresholds
+def test_each_tree_equals_the_tree_grown_alone(case, columns, splitter, max_features, weighted):
+    criterion, k = case
+    rng, X = data(hash((columns, splitter, max_features, weighted, criterion)) % 2 ** 32)
+    categorical = ()
+    if columns == "categorical":
+        X[:, 4], categorical = rng.integers(0, 5, len(X)), (4,)
+    y = target(rng, X, criterion, k)                                  # from the complete values
+    if columns == "missing": X[rng.random(X.shape) < 0.15] = np.nan
+    W = bootstrap_weights(rng, len(X), 4, weighted)
+    seeds = [11, 12, 13, 14]
+    for rules in (dict(), dict(min_samples_leaf=3, max_depth=5), dict(min_impurity_decrease=0.02), dict(min_weight_leaf=3.0)):
+        trees = grow_trees(X, y, criterion, W, k, random_states=seeds, categorical=categorical, max_features=max_features,
+                           splitter=splitter, **rules)
+        for tree, w, seed in zip(trees, W, seeds):
+            rows = w > 0
+            alone = grow_levelwise(X[rows], y[rows], criterion, w[rows], k, categorical=categorical, max_features=max_features,
+                                   splitter=splitter, random_state=seed, **rules)
+            assert tree_differences(tree, alone) == []
+
+
+def test_batches_best_first_and_rules_that_differ_per_tree(monkeypatch):
+    rng, X = data(7)
+    y = rng.integers(0, 2, len(X))
+    W = bootstrap_weights(rng, len(X), 5, False)
+    alone = [grow_levelwise(X[w > 0], y[w > 0], "gini", w[w > 0], 2, max_features=3, random_state=s) for s, w in enumerate(W)]
+    monkeypatch.setattr(levelwise, "TREES_BATCH_ELEMENTS", 2 * len(X) * X.shape[1])      # about two trees per batch
+    for tree, reference in zip(grow_trees(X, y, "gini", W, 2, random_states=range(5), max_features=3, presorted=presort(X)), alone):
+        assert tree_differences(tree, reference) == []
+    budget = grow_trees(X, y, "gini", W, 2, random_states=range(5), max_leaf_nodes=6)              # best first: one at a time
+    assert [t.n_leaves for t in budget] == [6] * 5
+    per_tree = grow_trees(X, y, "gini", W, 2, random_states=range(5), min_weight_leaf=[2.0, 3.0, 4.0, 5.0, 6.0])
+    for tree, w, m in zip(per_tree, W, [2.0, 3.0, 4.0, 5.0, 6.0]):
+        assert tree_differences(tree, grow_levelwise(X[w > 0], y[w > 0], "gini", w[w > 0], 2, min_weight_leaf=m)) == []
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_random_thresholds_without_orders_equal_those_with_orders(seed, monkeypatch):
+    rng = np.random.default_rng(seed)
+    n, d = int(rng.integers(20, 300)), int(rng.integers(1, 7))
+    X = rng.normal(size=(n, d))
+    if seed % 3 == 0: X = np.round(X, 1)                            # ties and constant features in small nodes
+    criterion, k = CASES[seed % 5]
+    y = target(rng, X, criterion, k)
+    w = rng.integers(0, 3, n).astype(float) if seed % 2 else None
+    options = dict(max_features=int(rng.integers(1, d + 1)), splitter="random", random_state=seed, min_samples_leaf=int(rng.integers(1, 4)))
+    without = grow_levelwise(X, y, criterion, w, k, **options)
+    monkeypatch.setattr(levelwise, "keeps_orders", lambda *args: True)
+    assert tree_differences(without, grow_levelwise(X, y, criterion, w, k, **options)) == []
+
+
+def test_bad_tables_are_refused():
+    X, y = np.zeros((4, 2)), np.array([0, 1, 0, 1])
+    with pytest.raises(ValueError, match="one seed per tree"):
+        grow_trees(X, y, "gini", np.ones((3, 4)), 2, random_states=[1, 2])
+    with pytest.raises(ValueError, match="one weight per row of X"):
+        grow_trees(X, y, "gini", np.ones((2, 5)), 2, random_states=[1, 2])
+
+
+def test_trees_orders_are_those_the_growth_reads():
+    rng, X = data(3)
+    np.testing.assert_array_equal(levelwise.trees_orders(X, "gini", 2), presort(X))
+    assert levelwise.trees_orders(X, "squared_error", splitter="random") is None          # drawn thresholds, numeric: no orders
+    for reason in (dict(categorical=[1]), dict(criterion="absolute_error")):               # node-searched columns read orders
+        options = dict(criterion="squared_error", splitter="random") | reason
+        np.testing.assert_array_equal(levelwise.trees_orders(X, options.pop("criterion"), **options), presort(X))
+    X[0, 2] = np.nan                                                                       # missing values: the sorted search
+    np.testing.assert_array_equal(levelwise.trees_orders(X, "gini", 2, splitter="random"), presort(X))
+    given = presort(X)
+    assert levelwise.trees_orders(X, "gini", 2, presorted=given) is given
