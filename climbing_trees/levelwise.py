@@ -68,13 +68,15 @@ class Frontier(NamedTuple):
     starts: np.ndarray | None = None       # (F,) each segment's first position, computed once per depth
 
 def frontier_layout(counts, node_stats, criterion, searchable, min_samples_leaf=1, min_weight_leaf=0.0, children_rule=False,
-                    totals=True, weights_are_one=False, impurity=None, weight=None):
-    "The `Frontier` of a depth with `counts` samples per node, node statistics (n_stats, F) and `searchable` nodes (`totals`: keep the node totals the proxy reads; `impurity` and `weight`: the criterion's, if already computed)."
-    segment, starts = np.arange(len(counts)).repeat(counts), segment_starts(counts)
-    small = np.int32 if len(segment) < 2 ** 31 else np.intp               # as the orders: half the memory of intp
-    n_left = np.arange(1, len(segment) + 1, dtype=small) - starts.astype(small)[segment]
-    n_right = counts.astype(small)[segment] - n_left
-    allowed = searchable[segment] & admissible_cuts(n_left, n_right, n_left, n_right, min_samples_leaf)
+                    totals=True, weights_are_one=False, impurity=None, weight=None, positions=True):
+    "The `Frontier` of a depth with `counts` samples per node, node statistics (n_stats, F) and `searchable` nodes (`totals`: keep the node totals the proxy reads; `impurity` and `weight`: the criterion's, if already computed; `positions`: also the per-position arrays a sweep reads, which a cut at a drawn threshold does not)."
+    starts, segment, n_left, n_right, allowed = segment_starts(counts), None, None, None, None
+    if positions:
+        segment = np.arange(len(counts)).repeat(counts)
+        small = np.int32 if len(segment) < 2 ** 31 else np.intp           # as the orders: half the memory of intp
+        n_left = np.arange(1, len(segment) + 1, dtype=small) - starts.astype(small)[segment]
+        n_right = counts.astype(small)[segment] - n_left
+        allowed = searchable[segment] & admissible_cuts(n_left, n_right, n_left, n_right, min_samples_leaf)
     S = node_stats.T
     weight = criterion.weight(S) if weight is None else weight
     impurity = criterion.impurity(S) if impurity is None else impurity
@@ -283,26 +285,31 @@ def node_centres(y_sorted, w_sorted, counts):
 
 # %% ../nbs/05_levelwise.ipynb #ed8539e5
 def frontier_random_splits(x_sorted, stats_sorted, frontier, criterion, threshold, positive_sorted=None, missing_left=None):
-    "The cut of every frontier node at its own `threshold` on one feature: (i(s) per node, position of the last known left sample); inf where not admissible. `missing_left` (F,): where each node's missing values (NaN, last in its segment) go; None: the feature has none."
-    counts, stats_sorted = frontier.counts, stats_sorted[:len(frontier.totals)]   # the statistics the proxy reads
-    starts = segment_starts(counts)
-    goes_left = x_sorted <= np.repeat(threshold, counts)
-    last_left = starts + np.add.reduceat(goes_left, starts) - 1       # the known left samples are a prefix of the sorted segment
-    if missing_left is not None: goes_left |= np.isnan(x_sorted) & np.repeat(missing_left, counts)
-    n_left = np.add.reduceat(goes_left, starts)
-    left = np.add.reduceat(np.where(goes_left, stats_sorted, 0.0), starts, axis=1)
-    right = (np.add.reduceat(np.where(goes_left, 0.0, stats_sorted), starts, axis=1) if frontier.children_rule
-             else frontier.totals - left)
+    "The cut of every frontier node at its own `threshold`: (i(s), position of the last known left sample), each (..., F), inf where not admissible. `x_sorted` (..., n) is one feature, or one per leading index with `threshold` (..., F) likewise; `stats_sorted` (n_stats, n). `missing_left` (F,): where each node's missing values (NaN, last in its segment) go; None: the feature has none."
+    counts = frontier.counts
+    starts = segment_starts(counts) if frontier.starts is None else frontier.starts
+    leading = (1,) * (x_sorted.ndim - 1)                                 # the features' axes, if several
+    stats_sorted = stats_sorted[:len(frontier.totals)].reshape((-1,) + leading + x_sorted.shape[-1:])   # the proxy's statistics
+    goes_left = x_sorted <= np.repeat(threshold, counts, axis=-1)
+    n_left = np.add.reduceat(goes_left, starts, axis=-1)
+    last_left = starts + n_left - 1                                      # the known left samples are a prefix of the sorted segment
+    if missing_left is not None:
+        goes_left |= np.isnan(x_sorted) & np.repeat(missing_left, counts)
+        n_left = np.add.reduceat(goes_left, starts, axis=-1)
+    left = np.add.reduceat(np.where(goes_left, stats_sorted, 0.0), starts, axis=-1)          # (n_stats, ..., F)
+    right = (np.add.reduceat(np.where(goes_left, 0.0, stats_sorted), starts, axis=-1) if frontier.children_rule
+             else frontier.totals.reshape((len(left),) + leading + counts.shape) - left)
     positive_left, positive_right = n_left, counts - n_left
     if positive_sorted is not None:
-        positive_left = np.add.reduceat(positive_sorted * goes_left, starts)
+        positive_left = np.add.reduceat(positive_sorted * goes_left, starts, axis=-1)
         positive_right = np.add.reduceat(positive_sorted, starts) - positive_left
+    left, right = np.moveaxis(left, 0, -1), np.moveaxis(right, 0, -1)  # statistics on the last axis
     admissible = frontier.searchable & (n_left > 0) & admissible_cuts(       # the sides' counts, not positions, decide
         n_left, counts - n_left, positive_left, positive_right, frontier.min_samples_leaf,
-        criterion.weight(left.T), criterion.weight(right.T), frontier.min_weight_leaf)
-    if frontier.children_rule: admissible &= criterion.admissible_children(left.T, right.T)
+        criterion.weight(left), criterion.weight(right), frontier.min_weight_leaf)
+    if frontier.children_rule: admissible &= criterion.admissible_children(left, right)
     with np.errstate(divide="ignore", invalid="ignore"):
-        values = np.maximum((frontier.constant + criterion.split_proxy(left.T, right.T)) / frontier.weight, 0.0)
+        values = np.maximum((frontier.constant + criterion.split_proxy(left, right)) / frontier.weight, 0.0)
     return np.where(admissible, values, np.inf), last_left
 
 # %% ../nbs/05_levelwise.ipynb #2df94280
@@ -385,6 +392,7 @@ class FrontierSearch(NamedTuple):
     found: dict               # node-searched columns: split objects (None where not searched), one per node
     missing_left: np.ndarray | None = None   # (D, F) the cut sends the node's missing values left (None: X has none)
     n_missing: np.ndarray | None = None      # (D, F) the node's missing values in each feature
+    goes_left: np.ndarray | None = None      # (n,) a growth without orders: each position's side at its node's split
 
 # %% ../nbs/05_levelwise.ipynb #df443ce4
 class _Growth:
@@ -482,26 +490,30 @@ def keeps_orders(splitter, node_searched, n_missing_columns):
 
 # %% ../nbs/05_levelwise.ipynb #412305c1
 def _node_summaries(g, orders, counts):
-    "Each frontier node's statistics (n_stats, F) or None, value (F, K), impurity and weight, the units of i(s), and the impurity in those units (growth `g`)."
+    "Each frontier node's statistics (n_stats, F) or None, value (F, K), impurity and weight, the units of i(s), the impurity in those units, and the per-sample statistics along `orders[0]` that were summed (or None) (growth `g`)."
     starts = segment_starts(counts)
     if not g.additive:                                                   # node by node, as the searches
         rows = np.split(orders[0], starts[1:])
         pairs = [node_summary(g.y[r], g.w[r], g.criterion, g.n_classes) for r in rows]
         return (None, np.array([v for v, _ in pairs]).reshape(len(counts), -1), np.array([i for _, i in pairs]),
-                np.add.reduceat(g.w.take(orders[0]), starts), 1.0, None)
+                np.add.reduceat(g.w.take(orders[0]), starts), 1.0, None, None)
     if g.centred:
         w_f = g.w.take(orders[0])
         centre, scale, u = node_centres(g.y.take(orders[0]), w_f, counts)
         frontier_stats = g.crit.stats(u, w_f).T
         node_stats = np.add.reduceat(frontier_stats, starts, axis=1)
-        kept = frontier_stats[:g.crit.proxy_statistics]                  # the sweeps read these only (S_2 is the node's)
-        if g.stats is None: g.stats = np.empty((len(kept), g.n_samples))
-        g.stats[:, orders[0]] = kept
-        del frontier_stats, kept
+        position_stats = frontier_stats[:g.crit.proxy_statistics]        # the sweeps read these only (S_2 is the node's)
+        if g.sorted:                                                     # by row, for every feature's order
+            if g.stats is None: g.stats = np.empty((len(position_stats), g.n_samples))
+            g.stats[:, orders[0]] = position_stats
+        del frontier_stats
     elif g.class_sums:                                                   # (K, F) class weights, by one bincount
         node_class = np.repeat(np.arange(len(counts)) * g.n_classes, counts) + g.y.take(orders[0])
         node_stats = np.bincount(node_class, g.w.take(orders[0]), len(counts) * g.n_classes).reshape(-1, g.n_classes).T
-    else: node_stats = np.add.reduceat(np.take(g.stats, orders[0], axis=1), starts, axis=1)
+        position_stats = None
+    else:
+        position_stats = np.take(g.stats, orders[0], axis=1)
+        node_stats = np.add.reduceat(position_stats, starts, axis=1)
     units = scale ** 2 if g.centred else 1.0                             # real impurity per unit of u's (0: constant node)
     S = node_stats.T
     value, weight = g.crit.value(S), g.crit.weight(S)
@@ -514,13 +526,12 @@ def _node_summaries(g, orders, counts):
         equal = (np.maximum.reduceat(np.where(positive, y_f, -np.inf), starts)
                  == np.minimum.reduceat(np.where(positive, y_f, np.inf), starts))
         impurity = np.where(equal, 0.0, impurity)
-    return node_stats, value, impurity, weight, units, in_units
+    return node_stats, value, impurity, weight, units, in_units, position_stats
 
 # %% ../nbs/05_levelwise.ipynb #107c79cf
 def _features_to_search(g, orders, counts, searchable, tree=None):
     "Which (feature, node) pairs to search, (D, F): not constant in the node, and drawn if `max_features` asks; with the drawn thresholds (or None), each node's missing values per feature (or None) and their side (drawn, or False until searched). Each tree's nodes (`tree`: one per node, None: all of tree 0) draw from its own generator."
     starts, n_nodes, threshold, n_missing, missing_left = segment_starts(counts), len(counts), None, None, None
-    if not g.sorted: return _draws_without_orders(g, orders, counts, searchable, tree)
     if len(g.missing_columns):                          # NaN sorts last: the largest known value comes before them
         n_missing = np.zeros((g.n_features, n_nodes), dtype=np.intp)
         for i, j in enumerate(g.missing_columns): n_missing[j] = np.add.reduceat(g.missing[i].take(orders[j]), starts)
@@ -548,51 +559,87 @@ def _tree_slices(g, tree, n_nodes):
     starts, stops = np.r_[0, bounds], np.r_[bounds, n_nodes]
     return [(slice(a, b), g.rngs[tree[a]]) for a, b in zip(starts.tolist(), stops.tolist())]
 
-def _draws_without_orders(g, orders, counts, searchable, tree=None):
-    "`_features_to_search` for a growth without orders (random thresholds, no missing value): the same draws from the same generators, but a node's smallest and largest values are computed only for the features the draw reaches, in the draw's order (scikit-learn's way)."
+def _search_without_orders(g, rows, stats, counts, frontier, units, best, where, tree=None):
+    "The search of a growth without orders (random thresholds, numeric columns without missing values), with `_features_to_search`'s draws from the same generators: each searchable node's first `max_features` drawn features (all if None) in slots, one (slot, node) value per row gathered from X's columns once for its range, its threshold and its cut; a node whose slots are all constant draws on, one feature at a time, into slot 0. Writes i(s) into `best` and positions into `where`; returns the searched pairs and the thresholds, (D, F) each, and the slots. `rows`: the frontier's rows grouped by node, `stats` their statistics."
     n_nodes, D = len(counts), g.n_features
     trees = _tree_slices(g, tree, n_nodes)
-    if g.max_features is None: place, drawn = np.zeros((n_nodes, D), dtype=np.intp), D   # every feature, no draw
-    else:
-        place = np.concatenate([rng.random((nodes.stop - nodes.start, D)) for nodes, rng in trees]).argsort(axis=1).argsort(axis=1)
-        drawn = g.max_features
-    lowest, highest = np.full((n_nodes, D), np.nan), np.full((n_nodes, D), np.nan)
-    reached = searchable[:, None] & (place < drawn)                     # the first `drawn` features of each node's order
-    useful = _node_ranges(g, orders, counts, reached, lowest, highest)
-    missing, step = searchable & ~useful.any(axis=1), drawn              # all constant: go on until a useful one
-    while missing.any() and step < D:
-        more = missing[:, None] & (place == step)
-        useful |= _node_ranges(g, orders, counts, more, lowest, highest)
-        missing &= ~(more & useful).any(axis=1)
-        step += 1
-    searched = useful.T                                                  # (D, F)
-    uniform = np.concatenate([rng.random((D, nodes.stop - nodes.start)) for nodes, rng in trees], axis=1)
-    low, high = np.where(searched, lowest.T, 0.0), np.where(searched, highest.T, 0.0)
-    threshold = low + (high - low) * uniform
-    return searched, np.where(threshold == high, low, threshold), None, None   # scikit-learn's redraw rule
+    if g.max_features is None: drawn, m = np.broadcast_to(np.arange(D), (n_nodes, D)), D        # every feature, no draw
+    else: drawn, m = np.concatenate([rng.random((s.stop - s.start, D)) for s, rng in trees]).argsort(axis=1), g.max_features
+    active = np.flatnonzero(frontier.searchable)
+    size = counts[active]
+    offset = np.cumsum(size) - size                                      # each active node's start among the active rows
+    if len(active) < n_nodes:
+        kept = np.repeat(frontier.searchable, counts)
+        rows, stats = rows[kept], stats[:, kept]
+    feature = np.ascontiguousarray(drawn[active, :m].T)                  # (m, A): slot k holds the k-th feature each node drew
+    x = g.values(rows, np.repeat(feature, size, axis=1))                 # (m, n): one gather for every slot
+    lowest, highest = np.minimum.reduceat(x, offset, axis=1), np.maximum.reduceat(x, offset, axis=1)
+    useful = ~constant_features(lowest, highest)
+    stuck, step = ~useful.any(axis=0), m                                  # all constant: draw on until a useful one
+    while stuck.any() and step < D:
+        nodes = np.flatnonzero(stuck)
+        more = drawn[active[nodes], step]
+        sizes = size[nodes]
+        starts = np.cumsum(sizes) - sizes
+        positions = np.repeat(offset[nodes] - starts, sizes) + np.arange(sizes.sum())
+        values = g.values(rows[positions], np.repeat(more, sizes))
+        low, high = np.minimum.reduceat(values, starts), np.maximum.reduceat(values, starts)
+        ok = ~constant_features(low, high)
+        done = nodes[ok]
+        feature[0, done], lowest[0, done], highest[0, done], useful[0, done] = more[ok], low[ok], high[ok], True
+        kept = np.repeat(ok, sizes)
+        x[0, positions[kept]] = values[kept]
+        stuck[done], step = False, step + 1
+    uniform = np.concatenate([rng.random((D, s.stop - s.start)) for s, rng in trees], axis=1)
+    threshold = lowest + (highest - lowest) * uniform[feature, active]
+    threshold = np.where(threshold == highest, lowest, threshold)          # scikit-learn's redraw rule
+    nodes = frontier._replace(counts=size, totals=frontier.totals[:, active], constant=frontier.constant[active],
+                              weight=frontier.weight[active], impurity=frontier.impurity[active],
+                              searchable=frontier.searchable[active], starts=offset)
+    lowest_cut, last_left = frontier_random_splits(x, stats, nodes, g.crit, threshold,
+                                                   None if g.positive is None else g.positive.take(rows))
+    lowest_cut[~useful] = np.inf
+    np.multiply(lowest_cut, units[active] if np.ndim(units) else units, out=lowest_cut, where=np.isfinite(lowest_cut))
+    best[feature, active], where[feature, active] = lowest_cut, last_left - offset + frontier.starts[active]
+    searched, thresholds = np.zeros((D, n_nodes), dtype=bool), np.zeros((D, n_nodes))
+    searched[feature, active], thresholds[feature, active] = useful, threshold
+    return searched, thresholds, _Slots(active, size, offset, feature, x, threshold)
 
-def _node_ranges(g, orders, counts, pairs, lowest, highest):
-    "Fill `lowest` and `highest` (F, D) at the (node, feature) `pairs` from the node's rows; return the pairs whose feature is not constant there."
-    fs, js = np.nonzero(pairs)
-    useful = np.zeros(pairs.shape, dtype=bool)
-    if len(fs) == 0: return useful
-    size = counts[fs]
-    offset = np.cumsum(size) - size
-    rows = orders[0].take(np.repeat(segment_starts(counts)[fs] - offset, size) + np.arange(offset[-1] + size[-1]))
-    x = g.values(rows, np.repeat(js, size))
-    lowest[fs, js], highest[fs, js] = np.minimum.reduceat(x, offset), np.maximum.reduceat(x, offset)
-    useful[fs, js] = ~constant_features(lowest[fs, js], highest[fs, js])
-    return useful
+class _Slots(NamedTuple):
+    "What `_search_without_orders` gathered, kept to route the rows: the searched nodes, their sizes and starts among their rows, each slot's feature, values and threshold."
+    active: np.ndarray        # (A,) the searchable nodes
+    size: np.ndarray          # (A,) their rows
+    offset: np.ndarray        # (A,) where each one's rows start among theirs
+    feature: np.ndarray       # (m, A) each slot's feature
+    x: np.ndarray             # (m, n_A) each slot's values at the nodes' rows
+    threshold: np.ndarray     # (m, A) each slot's drawn threshold
+
+def _sides(slots, feature, counts):
+    "Which positions of the frontier go left (False where no split was searched), given each node's chosen `feature`: the comparison of the values the search gathered."
+    slot = np.argmax(slots.feature == feature[slots.active], axis=0)    # the chosen feature's slot in each searched node
+    chosen = np.repeat(slot, slots.size)
+    left = slots.x[chosen, np.arange(slots.x.shape[1])] <= np.repeat(slots.threshold[slot, np.arange(len(slot))], slots.size)
+    if len(slots.active) == len(counts): return left
+    goes_left = np.zeros(int(counts.sum()), dtype=bool)
+    searched = np.zeros(len(counts), dtype=bool)
+    searched[slots.active] = True
+    goes_left[np.repeat(searched, counts)] = left
+    return goes_left
 
 # %% ../nbs/05_levelwise.ipynb #22859c26
 def _search_frontier(g, orders, counts, depth, tree=None):
     "The `FrontierSearch` of the frontier whose feature orders are `orders`, `counts` samples per node, at `depth` (a number or one per node), for growth `g`; `tree`: each node's tree (None: all of tree 0)."
-    node_stats, value, impurity, weight, units, in_units = g.summaries(orders, counts)
+    node_stats, value, impurity, weight, units, in_units, position_stats = g.summaries(orders, counts)
     searchable = g.rules.may_split(counts, depth, impurity)
     best = np.full((g.n_features, len(counts)), np.inf)                 # i(s) in real units, per feature and node
     where = np.zeros((g.n_features, len(counts)), dtype=np.int64)
-    threshold, found, n_missing, missing_left = None, {}, None, None
-    if searchable.any():
+    threshold, found, n_missing, missing_left, slots = None, {}, None, None, None
+    if searchable.any() and not g.sorted:                               # random thresholds, no orders: one search of its own
+        frontier = frontier_layout(counts, node_stats, g.crit, searchable, g.rules.min_samples_leaf, g.rules.min_weight_leaf,
+                                   g.children_rule, True, False, in_units, weight, positions=False)
+        searched, threshold, slots = _search_without_orders(g, orders[0], position_stats, counts, frontier, units, best, where, tree)
+        best[~searched] = np.inf
+    elif searchable.any():
         searched, threshold, n_missing, missing_left = _features_to_search(g, orders, counts, searchable, tree)
         frontier = None if node_stats is None else frontier_layout(
             counts, node_stats, g.crit, searchable, g.rules.min_samples_leaf, g.rules.min_weight_leaf, g.children_rule,
@@ -611,7 +658,7 @@ def _search_frontier(g, orders, counts, depth, tree=None):
         few_drawn = len(swept) and np.count_nonzero(searched[swept]) < DRAWN_PAIRS_BELOW * searched[swept].size
         if threshold is not None:
             _sweep_random(g, np.sort(np.concatenate([swept, swept_missing])), orders, frontier, threshold, missing_left,
-                          with_missing, units, best, where, *((searched, node_stats) if few_drawn or not g.sorted else ()))
+                          with_missing, units, best, where, *((searched, node_stats) if few_drawn else ()))
         elif few_drawn and not g.class_sums:
             _sweep_drawn(g, searched, swept, orders, frontier, node_stats, units, best, where)   # max_features: few pairs drawn
         elif len(swept): _sweep(g, swept, orders, frontier, node_stats, units, best, where)
@@ -621,7 +668,8 @@ def _search_frontier(g, orders, counts, depth, tree=None):
     lowest = best.min(axis=0)
     feature = np.argmax(ties_with_best(best, lowest, impurity), axis=0)
     splits = searchable & np.isfinite(lowest) & g.rules.worth_splitting(weight / g.total_weight[0 if tree is None else tree], impurity, lowest)
-    return FrontierSearch(value, impurity, weight, splits, lowest, feature, where, threshold, found, missing_left, n_missing)
+    return FrontierSearch(value, impurity, weight, splits, lowest, feature, where, threshold, found, missing_left, n_missing,
+                          None if slots is None else _sides(slots, feature, counts))
 
 # %% ../nbs/05_levelwise.ipynb #0740cf0e
 def _sweep(g, swept, orders, frontier, node_stats, units, best, where):
@@ -803,13 +851,9 @@ def _route(found, rules_found, X, orders, counts):
     return goes_left
 
 def _route_by_threshold(found, g, orders, counts):
-    "Which samples go left at numeric splits with drawn thresholds, by comparison (a growth without sorted orders)."
-    splitting = np.repeat(found.splits, counts)
-    rows = orders[0][splitting]
-    node = np.repeat(np.arange(len(counts)), counts)[splitting]
-    feature = found.feature[node]
+    "Which samples go left at numeric splits with drawn thresholds (a growth without sorted orders): the sides its search found, by position, given to the rows."
     goes_left = np.zeros(g.n_samples, dtype=bool)
-    goes_left[rows] = g.values(rows, feature) <= found.threshold[feature, node]
+    goes_left[orders[0][found.goes_left]] = True
     return goes_left
 
 def _search_nodes(search, x, y, w, order, counts, searchable, criterion, n_classes, min_samples_leaf, min_weight_leaf=0.0):
@@ -836,7 +880,7 @@ def grow_best_first(X, y, criterion="gini", sample_weight=None, n_classes=None, 
         ids = builder.add_nodes(parents, is_left, found.value, found.impurity, counts, found.weight)
         decrease = found.weight / growth.total_weight[0] * (found.impurity - found.lowest)
         for f, start in zip(np.flatnonzero(found.splits), segment_starts(counts)[found.splits]):
-            alone = _one_node(found, f, start)
+            alone = _one_node(found, f, start, counts[f])
             heappush(queue, (-decrease[f], next(created), ids[f], alone, orders[:, start:start + counts[f]], depth))
     add(growth.orders, np.array([growth.n_samples]), np.array([-1]), np.array([True]), 0)
     splits_left = np.inf if max_leaf_nodes is None else max_leaf_nodes - 1
@@ -847,14 +891,15 @@ def grow_best_first(X, y, criterion="gini", sample_weight=None, n_classes=None, 
         splits_left -= 1
     return builder.build(growth.n_levels)
 
-def _one_node(found, f, start):
-    "The part of a `FrontierSearch` that splits node `f` alone, positions counted from its segment's `start`."
+def _one_node(found, f, start, count):
+    "The part of a `FrontierSearch` that splits node `f` alone, positions counted from its segment's `start` (`count` positions)."
     keep = slice(f, f + 1)
     return FrontierSearch(found.value[keep], found.impurity[keep], found.weight[keep], found.splits[keep], found.lowest[keep],
                           found.feature[keep], found.where[:, keep] - start,
                           None if found.threshold is None else found.threshold[:, keep], {j: [s[f]] for j, s in found.found.items()},
                           None if found.missing_left is None else found.missing_left[:, keep],
-                          None if found.n_missing is None else found.n_missing[:, keep])
+                          None if found.n_missing is None else found.n_missing[:, keep],
+                          None if found.goes_left is None else found.goes_left[start:start + count])
 
 # %% ../nbs/05_levelwise.ipynb #6116735c
 def presort(X):
