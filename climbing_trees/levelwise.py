@@ -285,19 +285,24 @@ def node_centres(y_sorted, w_sorted, counts):
 
 # %% ../nbs/05_levelwise.ipynb #ed8539e5
 def frontier_random_splits(x_sorted, stats_sorted, frontier, criterion, threshold, positive_sorted=None, missing_left=None):
-    "The cut of every frontier node at its own `threshold`: (i(s), position of the last known left sample), each (..., F), inf where not admissible. `x_sorted` (..., n) is one feature, or one per leading index with `threshold` (..., F) likewise; `stats_sorted` (n_stats, n). `missing_left` (F,): where each node's missing values (NaN, last in its segment) go; None: the feature has none."
+    "The cut of every frontier node at its own `threshold`: (i(s), position of the last known left sample), each (..., F), inf where not admissible. `x_sorted` (..., n) is one feature, or one per leading index with `threshold` (..., F) likewise; `stats_sorted` (n_stats, n), from the second statistic on if `frontier.weights_are_one`. `missing_left` (F,): where each node's missing values (NaN, last in its segment) go; None: the feature has none."
     counts = frontier.counts
     starts = segment_starts(counts) if frontier.starts is None else frontier.starts
     leading = (1,) * (x_sorted.ndim - 1)                                 # the features' axes, if several
-    stats_sorted = stats_sorted[:len(frontier.totals)].reshape((-1,) + leading + x_sorted.shape[-1:])   # the proxy's statistics
+    given = len(frontier.totals) - frontier.weights_are_one                 # the proxy's statistics, less the first if it is the count's
+    stats_sorted = stats_sorted[:given].reshape((-1,) + leading + x_sorted.shape[-1:])
     goes_left = x_sorted <= np.repeat(threshold, counts, axis=-1)
     n_left = np.add.reduceat(goes_left, starts, axis=-1)
     last_left = starts + n_left - 1                                      # the known left samples are a prefix of the sorted segment
     if missing_left is not None:
         goes_left |= np.isnan(x_sorted) & np.repeat(missing_left, counts)
         n_left = np.add.reduceat(goes_left, starts, axis=-1)
-    left = np.add.reduceat(np.where(goes_left, stats_sorted, 0.0), starts, axis=-1)          # (n_stats, ..., F)
-    right = (np.add.reduceat(np.where(goes_left, 0.0, stats_sorted), starts, axis=-1) if frontier.children_rule
+    left = np.add.reduceat(goes_left * stats_sorted, starts, axis=-1)     # (n_stats, ..., F): a product, not np.where, whose
+                                                                         # branch on an unpredictable mask costs several times more
+    if frontier.weights_are_one:                  # statistic 0 from the count: the weight itself, or what the other classes leave
+        first = n_left - left.sum(axis=0) if criterion.statistics_sum_to_weight else n_left
+        left = np.concatenate([first[None].astype(float), left])
+    right = (np.add.reduceat(~goes_left * stats_sorted, starts, axis=-1) if frontier.children_rule
              else frontier.totals.reshape((len(left),) + leading + counts.shape) - left)
     positive_left, positive_right = n_left, counts - n_left
     if positive_sorted is not None:
@@ -439,7 +444,9 @@ class _Growth:
         "X at the (row, feature) pairs `rows`, `features`: from the columns if kept, else from the rows."
         if self.columns is None: return self.X.reshape(-1).take(np.multiply(rows, self.n_features, dtype=np.intp) + features)
         if self.source is not None: rows = self.source.take(rows)
-        return self.columns.reshape(-1).take(np.multiply(features, self.columns.shape[1], dtype=np.intp) + rows)
+        flat = np.multiply(features, self.columns.shape[1], dtype=np.intp)
+        flat += rows                                                   # in place: one long index array, not two
+        return self.columns.reshape(-1).take(flat)
     def search(self, orders, counts, depth, tree=None): return _search_frontier(self, orders, counts, depth, tree)
 
     def split(self, builder, ids, found, orders, counts, in_place=False):
@@ -569,8 +576,8 @@ def _search_without_orders(g, rows, stats, counts, frontier, units, best, where,
     size = counts[active]
     offset = np.cumsum(size) - size                                      # each active node's start among the active rows
     if len(active) < n_nodes:
-        kept = np.repeat(frontier.searchable, counts)
-        rows, stats = rows[kept], stats[:, kept]
+        kept = np.flatnonzero(np.repeat(frontier.searchable, counts))     # take, not a boolean mask: faster on 2 axes
+        rows, stats = rows.take(kept), stats.take(kept, axis=1)
     feature = np.ascontiguousarray(drawn[active, :m].T)                  # (m, A): slot k holds the k-th feature each node drew
     x = g.values(rows, np.repeat(feature, size, axis=1))                 # (m, n): one gather for every slot
     lowest, highest = np.minimum.reduceat(x, offset, axis=1), np.maximum.reduceat(x, offset, axis=1)
@@ -596,7 +603,7 @@ def _search_without_orders(g, rows, stats, counts, frontier, units, best, where,
     nodes = frontier._replace(counts=size, totals=frontier.totals[:, active], constant=frontier.constant[active],
                               weight=frontier.weight[active], impurity=frontier.impurity[active],
                               searchable=frontier.searchable[active], starts=offset)
-    lowest_cut, last_left = frontier_random_splits(x, stats, nodes, g.crit, threshold,
+    lowest_cut, last_left = frontier_random_splits(x, stats[int(frontier.weights_are_one):], nodes, g.crit, threshold,
                                                    None if g.positive is None else g.positive.take(rows))
     lowest_cut[~useful] = np.inf
     np.multiply(lowest_cut, units[active] if np.ndim(units) else units, out=lowest_cut, where=np.isfinite(lowest_cut))
@@ -617,8 +624,10 @@ class _Slots(NamedTuple):
 def _sides(slots, feature, counts):
     "Which positions of the frontier go left (False where no split was searched), given each node's chosen `feature`: the comparison of the values the search gathered."
     slot = np.argmax(slots.feature == feature[slots.active], axis=0)    # the chosen feature's slot in each searched node
-    chosen = np.repeat(slot, slots.size)
-    left = slots.x[chosen, np.arange(slots.x.shape[1])] <= np.repeat(slots.threshold[slot, np.arange(len(slot))], slots.size)
+    n = slots.x.shape[1]
+    chosen = np.repeat(slot * n, slots.size)                              # each position's value in the flattened slots
+    chosen += np.arange(n)
+    left = slots.x.reshape(-1).take(chosen) <= np.repeat(slots.threshold[slot, np.arange(len(slot))], slots.size)
     if len(slots.active) == len(counts): return left
     goes_left = np.zeros(int(counts.sum()), dtype=bool)
     searched = np.zeros(len(counts), dtype=bool)
@@ -636,7 +645,7 @@ def _search_frontier(g, orders, counts, depth, tree=None):
     threshold, found, n_missing, missing_left, slots = None, {}, None, None, None
     if searchable.any() and not g.sorted:                               # random thresholds, no orders: one search of its own
         frontier = frontier_layout(counts, node_stats, g.crit, searchable, g.rules.min_samples_leaf, g.rules.min_weight_leaf,
-                                   g.children_rule, True, False, in_units, weight, positions=False)
+                                   g.children_rule, True, g.weights_are_one, in_units, weight, positions=False)
         searched, threshold, slots = _search_without_orders(g, orders[0], position_stats, counts, frontier, units, best, where, tree)
         best[~searched] = np.inf
     elif searchable.any():
@@ -853,7 +862,7 @@ def _route(found, rules_found, X, orders, counts):
 def _route_by_threshold(found, g, orders, counts):
     "Which samples go left at numeric splits with drawn thresholds (a growth without sorted orders): the sides its search found, by position, given to the rows."
     goes_left = np.zeros(g.n_samples, dtype=bool)
-    goes_left[orders[0][found.goes_left]] = True
+    goes_left[orders[0]] = found.goes_left                              # every position: the partition drops the leaves' rows
     return goes_left
 
 def _search_nodes(search, x, y, w, order, counts, searchable, criterion, n_classes, min_samples_leaf, min_weight_leaf=0.0):
