@@ -223,28 +223,29 @@ def partition_orders(orders, goes_left, counts, split, block=None, in_place=Fals
     n_left = np.add.reduceat(goes_left[order0], starts)[split] if len(order0) else np.zeros(0, int)
     child_counts = np.column_stack([n_left, counts[split] - n_left]).ravel()
     child_starts = segment_starts(child_counts)
-    rank = np.cumsum(split) - 1                                       # rank of each splitting node among them
-    left_start = np.repeat(child_starts[0::2][np.maximum(rank, 0)], counts)
-    right_start = np.repeat(child_starts[1::2][np.maximum(rank, 0)], counts)
-    keep = np.repeat(split, counts)
-    everything_kept = bool(keep.all())
-    left_start -= 1
-    right_start += np.arange(len(order0)) - np.repeat(starts, counts)    # + each sample's position in its segment
-    left_base, right_base = left_start, right_start                   # the same for every feature (in place: large nodes)
+    small = np.int32 if len(order0) < 2 ** 31 else np.intp             # positions: half the memory traffic in 32 bits
+    rank = np.maximum(np.cumsum(split) - 1, 0)                        # rank of each splitting node among them
+    right_base = np.repeat((child_starts[1::2][rank] - starts).astype(small), counts)
+    right_base += np.arange(len(order0), dtype=small)                  # right child's start + the position in the segment
+    to_left = np.repeat((child_starts[0::2][rank] - 1).astype(small), counts)
+    to_left -= right_base                                             # left target - right target, less 2 x the left count
+    kept = None if split.all() else np.flatnonzero(np.repeat(split, counts))   # positions of the samples kept
     block = block or orders.shape[0]
     new_orders = np.empty((orders.shape[0] if not in_place else min(block, orders.shape[0]), child_counts.sum()), dtype=orders.dtype)
     for lo in range(0, orders.shape[0], block):
         order = orders[lo:lo + block]
         written = new_orders if in_place else new_orders[lo:lo + block]
         left = goes_left.take(order)
-        left_so_far = segmented_cumsum(left, counts)                  # left samples of its segment up to each position
-        target = np.where(left, left_base + left_so_far, right_base - left_so_far)
-        if len(order) > 1: target += (np.arange(len(order)) * new_orders.shape[1])[:, None]   # into the flattened block
+        left_so_far = segmented_cumsum(left, counts, out=np.empty(order.shape, dtype=small), starts=starts)   # up to each position
+        target = right_base - left_so_far                            # the right child's target, then the left's where left:
+        left_so_far *= 2                                             # arithmetic, not np.where, whose branch on an
+        left_so_far += to_left                                       # unpredictable side costs several times more
+        left_so_far *= left
+        target += left_so_far
+        if len(order) > 1: target += (np.arange(len(order), dtype=small) * new_orders.shape[1])[:, None]   # into the flattened block
         written = written[:len(order)]
-        if everything_kept: written.reshape(-1)[target] = order
-        else:
-            kept = np.broadcast_to(keep, order.shape)
-            written.reshape(-1)[target[kept]] = order[kept]
+        if kept is None: written.reshape(-1)[target] = order
+        else: written.reshape(-1)[target.take(kept, axis=-1)] = order.take(kept, axis=-1)
         if in_place: orders[lo:lo + block, :written.shape[1]] = written        # the block is read before it is overwritten
     return (orders[:, :new_orders.shape[1]] if in_place else new_orders), child_counts
 
@@ -440,8 +441,10 @@ class _Growth:
         self.n_levels = int(np.nanmax(codes)) + 1 if len(categorical) and not np.isnan(codes).all() else 0
 
     def summaries(self, orders, counts): return _node_summaries(self, orders, counts)
-    def values(self, rows, features):
-        "X at the (row, feature) pairs `rows`, `features`: from the columns if kept, else from the rows."
+    def values(self, rows, features=None):
+        "X at the (row, feature) pairs `rows`, `features` (None: every feature of each row, (D, n)): from the columns if kept, else from the rows."
+        if features is None: return self.X.take(rows, axis=0).T if self.columns is None else self.columns.take(
+            rows if self.source is None else self.source.take(rows), axis=1)      # one shared index: no arithmetic
         if self.columns is None: return self.X.reshape(-1).take(np.multiply(rows, self.n_features, dtype=np.intp) + features)
         if self.source is not None: rows = self.source.take(rows)
         flat = np.multiply(features, self.columns.shape[1], dtype=np.intp)
@@ -548,7 +551,8 @@ def _features_to_search(g, orders, counts, searchable, tree=None):
     lowest_x, highest_x = ends[:, :n_nodes], ends[:, n_nodes:]          # (D, F) each: segments are sorted
     constant = constant_features(lowest_x, highest_x, False if n_missing is None else n_missing > 0)
     trees = _tree_slices(g, tree, n_nodes)
-    searched = np.concatenate([draw_features(constant[:, nodes].T, g.max_features, rng).T for nodes, rng in trees], axis=1)
+    searched = (~constant if g.max_features is None else          # nothing drawn: no loop over the trees
+                np.concatenate([draw_features(constant[:, nodes].T, g.max_features, rng).T for nodes, rng in trees], axis=1))
     searched &= searchable
     if g.splitter == "random":
         uniform = np.concatenate([rng.random((g.n_features, nodes.stop - nodes.start)) for nodes, rng in trees], axis=1)
@@ -579,7 +583,7 @@ def _search_without_orders(g, rows, stats, counts, frontier, units, best, where,
         kept = np.flatnonzero(np.repeat(frontier.searchable, counts))     # take, not a boolean mask: faster on 2 axes
         rows, stats = rows.take(kept), stats.take(kept, axis=1)
     feature = np.ascontiguousarray(drawn[active, :m].T)                  # (m, A): slot k holds the k-th feature each node drew
-    x = g.values(rows, np.repeat(feature, size, axis=1))                 # (m, n): one gather for every slot
+    x = g.values(rows, None if g.max_features is None else np.repeat(feature, size, axis=1))   # (m, n): one gather, all slots
     lowest, highest = np.minimum.reduceat(x, offset, axis=1), np.maximum.reduceat(x, offset, axis=1)
     useful = ~constant_features(lowest, highest)
     stuck, step = ~useful.any(axis=0), m                                  # all constant: draw on until a useful one
