@@ -500,7 +500,7 @@ def keeps_orders(splitter, node_searched, n_missing_columns):
 
 # %% ../nbs/05_levelwise.ipynb #412305c1
 def _node_summaries(g, orders, counts):
-    "Each frontier node's statistics (n_stats, F) or None, value (F, K), impurity and weight, the units of i(s), the impurity in those units, and the per-sample statistics along `orders[0]` that were summed (or None) (growth `g`)."
+    "Each frontier node's statistics (n_stats, F) or None, value (F, K), impurity and weight, the units of i(s), the impurity in those units, and and, for a growth without orders, the per-sample statistics along `orders[0]` that were summed (else None: a growth with orders reads them by row, and the frontier's copy would only take memory) (growth `g`)."
     starts = segment_starts(counts)
     if not g.additive:                                                   # node by node, as the searches
         rows = np.split(orders[0], starts[1:])
@@ -516,6 +516,7 @@ def _node_summaries(g, orders, counts):
         if g.sorted:                                                     # by row, for every feature's order
             if g.stats is None: g.stats = np.empty((len(position_stats), g.n_samples))
             g.stats[:, orders[0]] = position_stats
+            position_stats = None
         del frontier_stats
     elif g.class_sums:                                                   # (K, F) class weights, by one bincount
         node_class = np.repeat(np.arange(len(counts)) * g.n_classes, counts) + g.y.take(orders[0])
@@ -524,6 +525,7 @@ def _node_summaries(g, orders, counts):
     else:
         position_stats = np.take(g.stats, orders[0], axis=1)
         node_stats = np.add.reduceat(position_stats, starts, axis=1)
+        if g.sorted: position_stats = None
     units = scale ** 2 if g.centred else 1.0                             # real impurity per unit of u's (0: constant node)
     S = node_stats.T
     value, weight = g.crit.value(S), g.crit.weight(S)
