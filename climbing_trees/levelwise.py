@@ -90,10 +90,11 @@ SPARSE_MIN_POSITIONS = 4096   # ... if there are at least this many positions
 
 def frontier_column_splits(x_sorted, stats_sorted, frontier, criterion, positive_sorted=None):
     "Best cut of every frontier node on each feature: (i(s), position of the last left sample), each (..., F); inf where none. `x_sorted` is (..., n) and `stats_sorted` (n_stats, ..., n), `...` one axis per feature searched at once."
-    counts, n = frontier.counts, x_sorted.shape[-1]
+    counts, shape, n = frontier.counts, x_sorted.shape, x_sorted.shape[-1]
     admissible = _admissible_positions(x_sorted, frontier, positive_sorted)
+    del x_sorted, positive_sorted                # gathered for this call: their memory is free before the sums are made
     if frontier.weights_are_one:                # the left weight is the count: statistic 0 is not gathered nor summed
-        left = np.empty((len(frontier.totals),) + x_sorted.shape)
+        left = np.empty((len(frontier.totals),) + shape)
         segmented_cumsum(stats_sorted[:len(left) - 1], counts, out=left[1:], starts=frontier.starts)
         if criterion.statistics_sum_to_weight: np.subtract(frontier.n_left, left[1:].sum(axis=0), out=left[0])   # class 0
         else: left[0] = frontier.n_left                                     # the weight itself
@@ -101,6 +102,7 @@ def frontier_column_splits(x_sorted, stats_sorted, frontier, criterion, positive
         stats_sorted = stats_sorted[:len(frontier.totals)]                  # the statistics the proxy reads
         left = segmented_cumsum(stats_sorted, counts, starts=frontier.starts)   # (n_stats, ..., n)
     right = segmented_sum_after(stats_sorted, counts) if frontier.children_rule else None   # Poisson: exact right sums
+    del stats_sorted
     sparse = (admissible.size >= SPARSE_MIN_POSITIONS                       # on small arrays the calls cost more than the work
               and np.count_nonzero(admissible) < SPARSE_CUTS * admissible.size)  # ties, small nodes: judge only the admissible cuts
     if sparse:
@@ -127,7 +129,7 @@ def frontier_column_splits(x_sorted, stats_sorted, frontier, criterion, positive
     del left, right                                                         # large nodes: free them before the tie rule's temporaries
     np.putmask(proxy, ~ok, np.inf)
     scale = frontier.impurity * frontier.weight                             # the tie rule on W_t i(s): scale W_t i(t)
-    if sparse: lowest, best_position = _first_best_of_cuts(proxy, cuts, n, frontier, scale, x_sorted.shape[:-1])
+    if sparse: lowest, best_position = _first_best_of_cuts(proxy, cuts, n, frontier, scale, shape[:-1])
     else: lowest, best_position = segment_first_best(proxy, counts, scale, frontier.starts)
     with np.errstate(invalid="ignore"):
         split_impurity = np.maximum((frontier.constant + lowest) / frontier.weight, 0.0)         # inf stays inf
@@ -194,13 +196,17 @@ def frontier_class_splits(x_sorted, y_sorted, w_sorted, frontier, criterion, cla
     "As `frontier_column_splits` for a criterion that sums one function of each class's weight (Gini, entropy), with no K factor: `y_sorted` class codes (..., n), `w_sorted` weights or None, `class_totals` (F, K)."
     counts, segment, n_classes = frontier.counts, frontier.segment, class_totals.shape[1]
     admissible = _admissible_positions(x_sorted, frontier, positive_sorted)
+    del x_sorted, positive_sorted                                         # each array is freed once read for the last time
     before = own_class_before(y_sorted, w_sorted, segment, n_classes)     # c: own class on the left before the sample
     w = 1.0 if w_sorted is None else w_sorted
     after = class_totals.ravel()[segment * n_classes + y_sorted] - before  # T - c: own class from the sample on
+    del y_sorted
     g = criterion.class_term
     g_left = segmented_cumsum(g(before + w) - g(before), counts)          # sum_k g(L_k) after each position
+    del before
     g_node = g(class_totals).sum(axis=1)[segment]
     g_right = g_node - segmented_cumsum(g(after) - g(after - w), counts)    # sum_k g(R_k)
+    del after, g_node
     w_left = frontier.n_left.astype(float) if w_sorted is None else segmented_cumsum(w_sorted, counts)
     w_right = frontier.weight[segment] - w_left
     if frontier.min_weight_leaf > 0:
@@ -338,6 +344,7 @@ def frontier_missing_splits(x_sorted, stats_sorted, frontier, criterion, positiv
     regular = np.zeros(x_sorted.shape, dtype=bool)                          # between two distinct known values
     np.less(x_sorted[..., :-1], x_sorted[..., 1:], out=regular[..., :-1])
     known_missing = np.zeros(x_sorted.shape, dtype=bool)                    # the last known position: "known | missing"
+    del x_sorted                                                            # read for the last time: freed before the sums
     np.put_along_axis(known_missing, last_known, (m > 0) & (m < counts), axis=-1)
     ok = [(regular | known_missing) & frontier.allowed, regular & np.repeat(m > 0, counts, axis=-1) & frontier.searchable[segment]]
     n_left = n_right = None                            # pass 2's sides, only where a rule reads them: two long arrays
@@ -687,13 +694,17 @@ def _search_frontier(g, orders, counts, depth, tree=None):
                           None if slots is None else _sides(slots, feature, counts))
 
 # %% ../nbs/05_levelwise.ipynb #0740cf0e
+def _rows(orders, js):
+    "The orders of the features `js`: a view if they are consecutive (a copy of a large frontier's orders costs memory)."
+    return orders[js[0]:js[-1] + 1] if js[-1] - js[0] == len(js) - 1 else orders[js]
+
 def _sweep(g, swept, orders, frontier, node_stats, units, best, where):
     "Sweep the features `swept` (no missing value in the frontier) a block at a time, writing each (feature, node)'s i(s) into `best` and its position into `where`."
     if g.class_sums:
         block = max(1, BLOCK_ELEMENTS // (2 * orders.shape[1]))
         for lo in range(0, len(swept), block):
             js = swept[lo:lo + block]
-            order = orders[js]
+            order = _rows(orders, js)
             positive = None if g.positive is None else g.positive.take(order)
             best[js], where[js] = frontier_class_splits(_gather(g.X, js, order), g.y.take(order),
                                                         None if g.unit_weights else g.w.take(order), frontier,
@@ -704,7 +715,7 @@ def _sweep(g, swept, orders, frontier, node_stats, units, best, where):
     block = max(1, BLOCK_ELEMENTS // (len(g.stats[first:rows]) * orders.shape[1]))   # features searched at once
     for lo in range(0, len(swept), block):
         js = swept[lo:lo + block]
-        order = orders[js]                                               # (B, n)
+        order = _rows(orders, js)                                        # (B, n)
         positive = None if g.positive is None else g.positive.take(order)
         lowest_b, where[js] = frontier_column_splits(_gather(g.X, js, order), np.take(g.stats[first:rows], order, axis=1),
                                                      frontier, g.crit, positive)
