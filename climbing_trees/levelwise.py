@@ -341,6 +341,7 @@ def frontier_missing_splits(x_sorted, stats_sorted, frontier, criterion, positiv
         known_sums = np.where(m < counts, np.take_along_axis(left, last_known[None], axis=-1), 0.0)
         missing_sums = np.expand_dims(frontier.totals, leading) - known_sums
         right = np.expand_dims(frontier.totals[:, segment], leading) - left
+        del stats_sorted, known_sums                                        # read for the last time (Poisson's pass 2 reads them)
     regular = np.zeros(x_sorted.shape, dtype=bool)                          # between two distinct known values
     np.less(x_sorted[..., :-1], x_sorted[..., 1:], out=regular[..., :-1])
     known_missing = np.zeros(x_sorted.shape, dtype=bool)                    # the last known position: "known | missing"
@@ -770,7 +771,7 @@ def _sweep_missing(g, swept, orders, counts, frontier, node_stats, searchable, u
     block = max(1, BLOCK_ELEMENTS // (2 * len(stats[:rows]) * orders.shape[1]))
     for lo in range(0, len(swept), block):
         js = swept[lo:lo + block]
-        order = orders[js]
+        order = _rows(orders, js)
         positive = None if g.positive is None else g.positive.take(order)
         lowest_b, where[js], missing_left[js] = frontier_missing_splits(_gather(g.X, js, order), np.take(stats[:rows], order, axis=1),
                                                                         frontier, g.crit, positive)

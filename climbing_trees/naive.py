@@ -241,9 +241,20 @@ def _assemble_tree(nodes, numeric, categorical, surrogates, n_levels=0):
     del children_left, children_right                # large trees: free each temporary once it has served
     rows = [a[order] for a in rules]
     del rules
-    rows += [np.concatenate(chunks)[order] for chunks in columns[2:]]   # value, impurity, n_samples, weight
+    number = np.empty(len(order), np.intp)
+    number[order] = np.arange(len(order))              # each written node's number in pre-order
+    rows += [_in_preorder(chunks, number) for chunks in columns[2:]]   # value, impurity, n_samples, weight
     table = None if surrogates is None else Surrogates.from_lists([surrogates.get(int(t), []) for t in order], n_levels)
     return Tree(left, right, *rows, table)
+
+def _in_preorder(chunks, number):
+    "The rows of `chunks` (in the order written) each put at its node's pre-order `number`: one array, no concatenated copy (a many-class tree's values are large)."
+    rows = np.empty((len(number),) + chunks[0].shape[1:], dtype=np.result_type(*chunks))
+    start = 0
+    for chunk in chunks:
+        rows[number[start:start + len(chunk)]] = chunk
+        start += len(chunk)
+    return rows
 
 # %% ../nbs/02_naive_split.ipynb #7e0b21f2
 class TreeBuilder:
