@@ -508,7 +508,7 @@ def keeps_orders(splitter, node_searched, n_missing_columns):
 
 # %% ../nbs/05_levelwise.ipynb #412305c1
 def _node_summaries(g, orders, counts):
-    "Each frontier node's statistics (n_stats, F) or None, value (F, K), impurity and weight, the units of i(s), the impurity in those units, and and, for a growth without orders, the per-sample statistics along `orders[0]` that were summed (else None: a growth with orders reads them by row, and the frontier's copy would only take memory) (growth `g`)."
+    "Each frontier node's statistics (n_stats, F) or None, value (F, K), impurity and weight, the units of i(s), the impurity in those units and, for a growth without orders, the per-sample statistics along `orders[0]` that were summed (else None: a growth with orders reads them by row, and the frontier's copy would only take memory) (growth `g`)."
     starts = segment_starts(counts)
     if not g.additive:                                                   # node by node, as the searches
         rows = np.split(orders[0], starts[1:])
@@ -737,7 +737,7 @@ def _drawn_pairs(g, searched, swept, orders, frontier, node_stats, n_stats, posi
         j, f, size = js[a:b], fs[a:b], sizes[a:b]
         offset = np.cumsum(size) - size                                   # each pair's first position among the pairs
         feature = np.repeat(j, size)
-        order = orders[feature if g.sorted else 0, np.repeat(starts[f] - offset, size) + np.arange(offset[-1] + size[-1])]   # a view
+        order = orders[feature, np.repeat(starts[f] - offset, size) + np.arange(offset[-1] + size[-1])]   # a view
         pairs = (frontier_layout(size, node_stats[:, f], g.crit, frontier.searchable[f], frontier.min_samples_leaf,
                                  frontier.min_weight_leaf, frontier.children_rule, True, frontier.weights_are_one,
                                  frontier.impurity[f], frontier.weight[f]) if positions else
