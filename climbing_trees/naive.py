@@ -78,9 +78,9 @@ class Tree:
     def max_depth(self): return int(self.node_depth.max())
 
 # %% ../nbs/02_naive_split.ipynb #3724b03c
-def nodes_by_depth(children_left, children_right):
-    "The node numbers of each depth, root first, for any numbering in which the root is node 0."
-    depths, frontier = [], np.zeros(1, dtype=np.intp)
+def nodes_by_depth(children_left, children_right, roots=None):
+    "The node numbers of each depth, root first, for any numbering in which the root is node 0; given `roots`, of several trees at once (depth 0: the roots)."
+    depths, frontier = [], np.zeros(1, dtype=np.intp) if roots is None else np.asarray(roots, dtype=np.intp)
     while frontier.size:
         depths.append(frontier)
         inner = frontier[children_left[frontier] != LEAF]
@@ -152,43 +152,46 @@ class Surrogates:
 # %% ../nbs/02_naive_split.ipynb #1b20851c
 SMALL_TREE = 1000   # up to this many nodes a walk in Python is faster than numpy's passes over the depths (measured below)
 
-def preorder_walk(children_left, children_right):
-    "The pre-order number of every node (left subtree first) by walking the tree with a stack: one Python step per node."
-    left, right, visited, stack = children_left.tolist(), children_right.tolist(), [], [0]
-    while stack:
-        t = stack.pop()
-        visited.append(t)
-        if left[t] != LEAF: stack += [right[t], left[t]]
+def preorder_walk(children_left, children_right, roots=None):
+    "The pre-order number of every node (left subtree first) by walking the tree with a stack: one Python step per node; given `roots`, the trees one after another, in that order."
+    left, right, visited = children_left.tolist(), children_right.tolist(), []
+    for root in [0] if roots is None else np.asarray(roots).tolist():
+        stack = [root]
+        while stack:
+            t = stack.pop()
+            visited.append(t)
+            if left[t] != LEAF: stack += [right[t], left[t]]
     number = np.empty(len(left), dtype=np.intp)
     number[visited] = np.arange(len(visited))
     return number
 
-def preorder_by_depth(children_left, children_right):
-    "The pre-order number of every node (left subtree first), one depth at a time: a left child follows its parent, a right child follows its sibling's subtree."
-    splits = [nodes[children_left[nodes] != LEAF] for nodes in nodes_by_depth(children_left, children_right)]   # split nodes by depth
+def preorder_by_depth(children_left, children_right, roots=None):
+    "The pre-order number of every node (left subtree first), one depth at a time: a left child follows its parent, a right child follows its sibling's subtree; given `roots`, a tree follows the previous tree's nodes."
+    depths = nodes_by_depth(children_left, children_right, roots)
+    splits = [nodes[children_left[nodes] != LEAF] for nodes in depths]   # split nodes by depth
     size = np.ones(len(children_left), dtype=np.intp)              # nodes in each node's subtree
     for inner in reversed(splits):
         size[inner] = 1 + size[children_left[inner]] + size[children_right[inner]]
     number = np.zeros(len(children_left), dtype=np.intp)
+    number[depths[0]] = np.cumsum(size[depths[0]]) - size[depths[0]]   # each root: after the trees before it
     for inner in splits:
         left = children_left[inner]
         number[left] = number[inner] + 1
         number[children_right[inner]] = number[left] + size[left]
     return number
 
-def preorder_numbers(children_left, children_right):
-    "The pre-order number of every node (left subtree first): walked for a small tree, one depth at a time for a large one."
+def preorder_numbers(children_left, children_right, roots=None):
+    "The pre-order number of every node (left subtree first): walked for a small tree, one depth at a time for a large one; given `roots`, several trees, one after another in the order of `roots`."
     number = preorder_walk if len(children_left) <= SMALL_TREE else preorder_by_depth
-    return number(children_left, children_right)
+    return number(children_left, children_right, roots)
 
 # %% ../nbs/02_naive_split.ipynb #1fc7df4a
 def _link_children(parent, is_left):
-    "The arrays `children_left`, `children_right` of nodes given by their `parent` (-1 for the root) and side, in the order written."
+    "The arrays `children_left`, `children_right` of nodes given by their `parent` (-1 for a root) and side, in the order written."
     T = len(parent)
+    if T == 0 or parent[0] >= 0: raise ValueError("a tree needs a root, the first node added, with parent -1")
     children_left, children_right = np.full(T, LEAF, np.intp), np.full(T, LEAF, np.intp)
     child = np.flatnonzero(parent >= 0)
-    if T == 0 or parent[0] >= 0 or len(child) != T - 1:
-        raise ValueError("a tree needs exactly one root, the first node added, with parent -1")
     on_left = is_left[child]
     children_left[parent[child[on_left]]] = child[on_left]
     children_right[parent[child[~on_left]]] = child[~on_left]
@@ -208,44 +211,60 @@ def _split_rules(T, numeric, categorical, n_levels):
 
 # %% ../nbs/02_naive_split.ipynb #23a4c576
 #| code-fold: true
-def _preorder_layout(children_left, children_right):
-    "Renumber a tree in pre-order: `order` (the written number of the node at each new number) and the children arrays in the new numbers."
+def _preorder_layout(children_left, children_right, roots=None):
+    "Renumber a tree in pre-order (given `roots`, several trees one after another): `order` (the written number of the node at each new number), the children arrays in the new numbers, and `number`, the inverse of `order`."
     T = len(children_left)
-    number = preorder_numbers(children_left, children_right)
+    number = preorder_numbers(children_left, children_right, roots)
     order = np.empty(T, np.intp)
     order[number] = np.arange(T)                         # the inverse permutation
     right = children_right[order]
     split = right != LEAF
     right[split] = number[right[split]]
     left = np.where(split, np.arange(1, T + 1), LEAF)    # in pre-order a left child comes right after its parent
-    return order, left, right
+    return order, left, right, number
 
 # %% ../nbs/02_naive_split.ipynb #a54155c0
 #| code-fold: true
-def _assemble_tree(nodes, numeric, categorical, surrogates, n_levels=0):
-    "The `Tree` numbered in pre-order from a builder's chunks of nodes, numeric and categorical rules, and surrogates ({node: list} or None)."
-    if not nodes: raise ValueError("a tree needs exactly one root, the first node added, with parent -1")
+def _assemble_trees(nodes, numeric, categorical, surrogates, n_levels=0):
+    "One `Tree` per root (a node with parent -1), in the order the roots were written, each numbered in pre-order, from a builder's chunks of nodes, numeric and categorical rules, and surrogates ({node: list} or None); `n_levels`: a number, or one per tree."
+    if not nodes: raise ValueError("a tree needs a root, the first node added, with parent -1")
     columns = list(zip(*nodes))                     # each field's chunks, concatenated one at a time below
-    children_left, children_right = _link_children(np.concatenate(columns[0]), np.concatenate(columns[1]))
-    codes = [c for *_, left, right, _ in categorical for c in (*left, *right)]
-    codes += [c for node in (surrogates or {}).values() for s in node for c in (*s.left_levels, *s.right_levels)]
-    n_levels = max(n_levels, max(codes, default=-1) + 1)
-    rules = _split_rules(len(children_left), numeric, categorical, n_levels)
+    parent = np.concatenate(columns[0])
+    children_left, children_right = _link_children(parent, np.concatenate(columns[1]))
+    codes = {t: [c for s in node for c in (*s.left_levels, *s.right_levels)] for t, node in (surrogates or {}).items()}
+    for t, _, left, right, _ in categorical: codes[t] = codes.get(t, []) + [*left, *right]   # the level codes each node uses
+    widths = list(n_levels) if np.ndim(n_levels) else [n_levels] * int(np.count_nonzero(parent < 0))   # each tree's, at least
+    width = max(widths + [max(c, default=-1) + 1 for c in codes.values()])
+    rules = _split_rules(len(children_left), numeric, categorical, width)
+    roots = np.flatnonzero(parent < 0)
+    del parent
     leaf = children_left == LEAF
     if ((rules[0] == UNDEFINED) != leaf).any() or (leaf != (children_right == LEAF)).any():
         raise ValueError("every split node needs two children and every node with children a split")
     if surrogates is not None and any(leaf[t] for t, node in surrogates.items() if node):
         raise ValueError("surrogate splits belong to split nodes; a leaf got some")
     del leaf
-    order, left, right = _preorder_layout(children_left, children_right)
+    order, left, right, number = _preorder_layout(children_left, children_right, roots)
     del children_left, children_right                # large trees: free each temporary once it has served
+    first = number[roots].tolist() + [len(order)]    # tree b has the numbers first[b] to first[b + 1] - 1
+    if len(roots) > 1:                               # to each tree's own numbers, from 0
+        offset = np.repeat(first[:-1], np.diff(first))
+        for children in (left, right): np.subtract(children, offset, out=children, where=children != LEAF)
+        del offset
     rows = [a[order] for a in rules]
     del rules
-    number = np.empty(len(order), np.intp)
-    number[order] = np.arange(len(order))              # each written node's number in pre-order
     rows += [_in_preorder(chunks, number) for chunks in columns[2:]]   # value, impurity, n_samples, weight
-    table = None if surrogates is None else Surrogates.from_lists([surrogates.get(int(t), []) for t in order], n_levels)
-    return Tree(left, right, *rows, table)
+    for t, c in codes.items():                                         # each tree's level tables: its largest code + 1
+        b = int(np.searchsorted(first, number[t], side="right")) - 1   # the tree of node t
+        widths[b] = max(widths[b], max(c, default=-1) + 1)
+    trees = []
+    for b, (a, z) in enumerate(zip(first[:-1], first[1:])):
+        feature, threshold, is_categorical, left_levels, right_levels, *rest = (r[a:z] for r in rows)
+        table = (None if surrogates is None else
+                 Surrogates.from_lists([surrogates.get(int(t), []) for t in order[a:z]], int(widths[b])))
+        trees.append(Tree(left[a:z], right[a:z], feature, threshold, is_categorical, left_levels[:, :widths[b]],
+                          right_levels[:, :widths[b]], *rest, table))
+    return trees
 
 def _in_preorder(chunks, number):
     "The rows of `chunks` (in the order written) each put at its node's pre-order `number`: one array, no concatenated copy (a many-class tree's values are large)."
@@ -300,38 +319,15 @@ class TreeBuilder:
 
     def build(self, n_levels=0):
         "The finished `Tree`, numbered in pre-order; `n_levels` widens the level tables (default: the largest code used + 1)."
-        return _assemble_tree(self._nodes, self._numeric, self._categorical, self._surrogates, n_levels)
+        trees = _assemble_trees(self._nodes, self._numeric, self._categorical, self._surrogates, n_levels)
+        if len(trees) != 1:
+            raise ValueError(f"a tree needs exactly one root, the first node added, with parent -1; this builder holds {len(trees)} "
+                             "(build_each builds one tree per root)")
+        return trees[0]
 
     def build_each(self, n_levels=0):
         "One `Tree` per root (a node added with parent -1), in the order the roots were added: a builder may hold a forest; `n_levels`: a number, or one per tree."
-        if not self._nodes: return []
-        parent, is_left, *rest = (np.concatenate(chunks) for chunks in zip(*self._nodes))
-        tree = np.empty(len(parent), np.intp)                     # the root of each node: parents are written before children
-        tree[parent < 0] = np.arange(np.count_nonzero(parent < 0))
-        done = 0
-        for chunk in self._nodes:
-            ids = np.arange(done, done + len(chunk[0]))
-            has_parent = chunk[0] >= 0
-            tree[ids[has_parent]] = tree[chunk[0][has_parent]]
-            done += len(ids)
-        by_tree = np.argsort(tree, kind="stable")                 # each tree's nodes in the order written
-        sizes = np.bincount(tree)
-        first = np.cumsum(sizes) - sizes
-        local = np.empty(len(tree), np.intp)
-        local[by_tree] = np.arange(len(tree)) - np.repeat(first, sizes)     # a node's number within its tree
-        numeric = [np.concatenate(c) for c in zip(*self._numeric)] if self._numeric else [np.zeros(0, np.intp)] * 4
-        numeric_tree = tree[numeric[0]]
-        n_levels = np.broadcast_to(n_levels, len(sizes))
-        trees = []
-        for b, nodes in enumerate(np.split(by_tree, first[1:])):
-            nodes_b = (np.where(parent[nodes] < 0, -1, local[np.maximum(parent[nodes], 0)]), is_left[nodes], *(a[nodes] for a in rest))
-            mine = numeric_tree == b
-            numeric_b = [(local[numeric[0][mine]], *(a[mine] for a in numeric[1:]))]
-            categorical_b = [(local[t], *r) for t, *r in self._categorical if tree[t] == b]
-            surrogates_b = (None if self._surrogates is None
-                            else {int(local[t]): s for t, s in self._surrogates.items() if tree[t] == b})
-            trees.append(_assemble_tree([nodes_b], numeric_b, categorical_b, surrogates_b, int(n_levels[b])))
-        return trees
+        return _assemble_trees(self._nodes, self._numeric, self._categorical, self._surrogates, n_levels) if self._nodes else []
 
 # %% ../nbs/02_naive_split.ipynb #9dc6ab4c
 def kept_nodes(tree, cut):
