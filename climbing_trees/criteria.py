@@ -59,10 +59,12 @@ class Criterion:
 
 # %% ../nbs/03_incremental.ipynb #5602cabc
 def _sum_over_classes(S, f=None):
-    "Sum over the last axis of `f(S[..., k])` (or of `S[..., k]`), one class at a time: fast when that axis is short and strided."
-    total = np.zeros(S.shape[:-1])
-    for k in range(S.shape[-1]):
-        total += S[..., k] if f is None else f(S[..., k])
+    "Sum over the last axis of `f(S[..., k])` (or of `S[..., k]`), one class at a time: fast when that axis is short and strided. The first two terms start the sum: no array of zeros to add them to, and the same sum, in the same order."
+    term = (lambda k: S[..., k]) if f is None else (lambda k: f(S[..., k]))
+    K = S.shape[-1]
+    if K < 2: return np.array(term(0), dtype=float) if K else np.zeros(S.shape[:-1])
+    total = np.asarray(np.add(term(0), term(1), dtype=float))      # an array even for one node: written in place below
+    for k in range(2, K): total += term(k)
     return total
 
 class ClassificationCriterion(Criterion):
@@ -106,11 +108,9 @@ class Gini(ClassificationCriterion):
         return W - np.divide(G, W, out=np.zeros_like(G, dtype=float), where=W > 0)
 
 def _sum_of_squares_over_weight(S, W):
-    "$\\sum_k c_k^2 / W$ (0 where the weight is 0)."
-    total, positive = _sum_over_classes(S, np.square), W > 0
-    np.divide(total, W, out=total, where=positive)          # in place: no second long array
-    total[~positive] = 0.0
-    return total
+    "$\\sum_k c_k^2 / W$, 0 where the weight is 0: every $c_k$ is 0 there, so dividing by the smallest positive float instead of 0 gives it, in one pass and no mask."
+    total = _sum_over_classes(S, np.square)
+    return np.divide(total, np.maximum(W, np.finfo(float).tiny), out=total)   # in place: no second long array
 
 class Entropy(ClassificationCriterion):
     "Entropy (bits) from weighted class counts; weighted impurity `W log2 W - sum(c log2 c)`."
