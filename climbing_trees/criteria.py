@@ -108,9 +108,10 @@ class Gini(ClassificationCriterion):
         return W - np.divide(G, W, out=np.zeros_like(G, dtype=float), where=W > 0)
 
 def _sum_of_squares_over_weight(S, W):
-    "$\\sum_k c_k^2 / W$, 0 where the weight is 0: every $c_k$ is 0 there, so dividing by the smallest positive float instead of 0 gives it, in one pass and no mask."
+    "$\\sum_k c_k^2 / W$, 0 where the weight is 0: every $c_k$ is 0 there, so dividing by the smallest positive float instead of 0 gives it, in one pass and no mask. Sums that are no side's (a negative weight, at positions a sweep masks anyway) may give inf."
     total = _sum_over_classes(S, np.square)
-    return np.divide(total, np.maximum(W, np.finfo(float).tiny), out=total)   # in place: no second long array
+    with np.errstate(over="ignore"):
+        return np.divide(total, np.maximum(W, np.finfo(float).tiny), out=total)   # in place: no second long array
 
 class Entropy(ClassificationCriterion):
     "Entropy (bits) from weighted class counts; weighted impurity `W log2 W - sum(c log2 c)`."
