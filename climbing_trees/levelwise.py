@@ -224,13 +224,15 @@ def frontier_class_splits(x_sorted, y_sorted, w_sorted, frontier, criterion, cla
 # %% ../nbs/05_levelwise.ipynb #ff7a47ea
 PARTITION_SORT_NODES = 2 ** 14   # below this many splitting nodes the child numbers fit 16 bits: partition by a radix sort
 
-def partition_orders(orders, goes_left, counts, split, block=None, in_place=False, by_sort=None):
-    "Stable partition of every feature's order: each splitting node's segment becomes its left then its right child; leaves' samples are dropped. Features go `block` at a time (None: all at once); `in_place` overwrites the start of each row of `orders` and returns a view; `by_sort` (None: if fewer than `PARTITION_SORT_NODES` nodes split) partitions by a stable sort instead."
-    if by_sort is None: by_sort = np.count_nonzero(split) < PARTITION_SORT_NODES
+def partition_orders(orders, goes_left, counts, split, block=None, in_place=False, by_sort=None, by_position=False):
+    "Stable partition of every feature's order: each splitting node's segment becomes its left then its right child; leaves' samples are dropped. Features go `block` at a time (None: all at once); `in_place` overwrites the start of each row of `orders` and returns a view; `by_sort` (None: if fewer than `PARTITION_SORT_NODES` nodes split) partitions by a stable sort instead; `by_position`: `goes_left` is the side of each position of a single order (a growth without sorted orders knows them), not of each sample: scattered, never sorted."
+    if by_position and len(orders) != 1: raise ValueError("sides by position partition a single order; give the sides of the samples")
+    if by_sort is None: by_sort = not by_position and np.count_nonzero(split) < PARTITION_SORT_NODES
     if by_sort: return _partition_by_sort(orders, goes_left, counts, split, block, in_place)
     starts = segment_starts(counts)
     order0 = orders[0]
-    n_left = np.add.reduceat(goes_left[order0], starts)[split] if len(order0) else np.zeros(0, int)
+    sides = (lambda order: goes_left.reshape(order.shape)) if by_position else goes_left.take   # each position's side
+    n_left = np.add.reduceat(sides(order0), starts)[split] if len(order0) else np.zeros(0, int)
     child_counts = np.column_stack([n_left, counts[split] - n_left]).ravel()
     child_starts = segment_starts(child_counts)
     small = np.int32 if len(order0) < 2 ** 31 else np.intp             # positions: half the memory traffic in 32 bits
@@ -245,7 +247,7 @@ def partition_orders(orders, goes_left, counts, split, block=None, in_place=Fals
     for lo in range(0, orders.shape[0], block):
         order = orders[lo:lo + block]
         written = new_orders if in_place else new_orders[lo:lo + block]
-        left = goes_left.take(order)
+        left = sides(order)
         left_so_far = segmented_cumsum(left, counts, out=np.empty(order.shape, dtype=small), starts=starts)   # up to each position
         target = right_base - left_so_far                            # the right child's target, then the left's where left:
         left_so_far *= 2                                             # arithmetic, not np.where, whose branch on an
@@ -468,7 +470,9 @@ class _Growth:
     def split(self, builder, ids, found, orders, counts, in_place=False):
         "Write the splits of a searched frontier whose nodes are `ids`; return the children's orders (in the same memory, if `in_place`) and counts."
         rules_found = _write_splits(builder, ids, found, self.X, orders, counts)
-        goes_left = _route(found, rules_found, self.X, orders, counts) if self.sorted else _route_by_threshold(found, self, orders, counts)
+        if not self.sorted:                           # one order, and the search gave the side of each of its positions
+            return partition_orders(orders, found.goes_left, counts, found.splits, in_place=in_place, by_position=True)
+        goes_left = _route(found, rules_found, self.X, orders, counts)
         return partition_orders(orders, goes_left, counts, found.splits, max(1, BLOCK_ELEMENTS // max(1, orders.shape[1])), in_place)
 
 # %% ../nbs/05_levelwise.ipynb #03a8b071
@@ -886,12 +890,6 @@ def _route(found, rules_found, X, orders, counts):
         if tail_left.any(): left |= np.repeat(tail_left, counts) & (position >= np.repeat(starts + counts - n_missing, counts))
     left = np.flatnonzero(np.repeat(numeric, counts) & left)
     goes_left[orders[np.repeat(found.feature, counts)[left], left]] = True    # every feature at once
-    return goes_left
-
-def _route_by_threshold(found, g, orders, counts):
-    "Which samples go left at numeric splits with drawn thresholds (a growth without sorted orders): the sides its search found, by position, given to the rows."
-    goes_left = np.zeros(g.n_samples, dtype=bool)
-    goes_left[orders[0]] = found.goes_left                              # every position: the partition drops the leaves' rows
     return goes_left
 
 def _search_nodes(search, x, y, w, order, counts, searchable, criterion, n_classes, min_samples_leaf, min_weight_leaf=0.0):
