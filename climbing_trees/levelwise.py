@@ -693,7 +693,8 @@ def _search_frontier(g, orders, counts, depth, tree=None):
                 found[j] = _search_nodes(g.searches[j], g.X[:, j], g.y, g.w, orders[j], counts, searched[j],
                                          g.criterion, g.n_classes, g.rules.min_samples_leaf, g.rules.min_weight_leaf)
                 best[j] = [np.inf if s is None else s.impurity for s in found[j]]
-        few_drawn = len(swept) and np.count_nonzero(searched[swept]) < DRAWN_PAIRS_BELOW * searched[swept].size
+        few_drawn = (len(swept) and np.count_nonzero(searched[swept]) < DRAWN_PAIRS_BELOW * searched[swept].size
+                     and len(swept) * orders.shape[1] > BLOCK_ELEMENTS)    # within one block, sweeping all costs fewer calls
         if threshold is not None:
             _sweep_random(g, np.sort(np.concatenate([swept, swept_missing])), orders, frontier, threshold, missing_left,
                           with_missing, units, best, where, *((searched, node_stats) if few_drawn else ()))
