@@ -118,3 +118,16 @@ def test_targets_near_1e160():
         grow_levelwise(X, 1e160 * base, "squared_error")
     with pytest.raises(ValueError, match="rescale y"):
         grow_levelwise(X, np.where(X[:, 0] > 0.5, 1.7e308, -1.7e308), "squared_error")
+
+
+@pytest.mark.parametrize("criterion", ["gini", "entropy"])
+@pytest.mark.parametrize("weight", [1.0, 3.0, 2.0 ** 25, 2.0 ** 28, 2.0 ** 40])
+def test_class_counts_as_integers_or_floats_grow_one_tree(criterion, weight):
+    "Whole-number weights are summed as 32-bit class counts while their total stays below 2**31, and as floats above it: a uniform weight, small or huge, grows the unit-weight tree (2**25 x 40 rows stays below the bound, 2**28 x 40 passes it; a wrong bound would overflow 32 bits)."
+    rng = np.random.default_rng(7)
+    X = rng.integers(0, 6, size=(40, 3)).astype(float)          # ties: the admissible cuts matter
+    y = (X[:, 0] + rng.integers(0, 3, 40) > 3).astype(int) + (X[:, 1] > 4)
+    reference = grow_levelwise(X, y, criterion, n_classes=3)
+    weighted = grow_levelwise(X, y, criterion, np.full(40, weight), n_classes=3)
+    assert [d for d in tree_differences(reference, weighted) if ": weight " not in d] == []
+    np.testing.assert_array_equal(weighted.weighted_n_node_samples, weight * reference.weighted_n_node_samples)
