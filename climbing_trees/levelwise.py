@@ -753,7 +753,7 @@ def _drawn_pairs(g, searched, swept, orders, frontier, node_stats, n_stats, posi
         j, f, size = js[a:b], fs[a:b], sizes[a:b]
         offset = np.cumsum(size) - size                                   # each pair's first position among the pairs
         feature = np.repeat(j, size)
-        order = orders[feature, np.repeat(starts[f] - offset, size) + np.arange(offset[-1] + size[-1])]   # a view
+        order = orders[feature, np.repeat(starts[f] - offset, size) + np.arange(offset[-1] + size[-1])]   # a gather: a copy
         pairs = (frontier_layout(size, node_stats[:, f], g.crit, frontier.searchable[f], frontier.min_samples_leaf,
                                  frontier.min_weight_leaf, frontier.children_rule, True, frontier.weights_are_one,
                                  frontier.impurity[f], frontier.weight[f]) if positions else
