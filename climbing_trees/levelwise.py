@@ -16,7 +16,7 @@ from .criteria import ClassificationCriterion, Criterion, make_criterion, median
 from .categorical import column_searches
 
 # %% auto #0
-__all__ = ['SPARSE_CUTS', 'SPARSE_MIN_POSITIONS', 'PARTITION_SORT_NODES', 'BLOCK_ELEMENTS', 'CLASS_SUMS_FROM',
+__all__ = ['SPARSE_CUTS', 'SPARSE_MIN_POSITIONS', 'PARTITION_SORT_BELOW', 'BLOCK_ELEMENTS', 'CLASS_SUMS_FROM',
            'DRAWN_PAIRS_BELOW', 'TREES_BATCH_ELEMENTS', 'segment_starts', 'segmented_cumsum', 'segment_first_best',
            'Frontier', 'frontier_layout', 'frontier_column_splits', 'segmented_sum_after', 'own_class_before',
            'frontier_class_splits', 'partition_orders', 'node_centres', 'frontier_random_splits',
@@ -222,44 +222,52 @@ def frontier_class_splits(x_sorted, y_sorted, w_sorted, frontier, criterion, cla
     return np.maximum(lowest / frontier.weight, 0.0), position
 
 # %% ../nbs/05_levelwise.ipynb #ff7a47ea
-PARTITION_SORT_NODES = 2 ** 14   # below this many splitting nodes the child numbers fit 16 bits: partition by a radix sort
+PARTITION_SORT_BELOW = 2 ** 14   # below this many (feature, position) pairs a block is partitioned by a radix sort: fewer calls
 
 def partition_orders(orders, goes_left, counts, split, block=None, in_place=False, by_sort=None, by_position=False):
-    "Stable partition of every feature's order: each splitting node's segment becomes its left then its right child; leaves' samples are dropped. Features go `block` at a time (None: all at once); `in_place` overwrites the start of each row of `orders` and returns a view; `by_sort` (None: if fewer than `PARTITION_SORT_NODES` nodes split) partitions by a stable sort instead; `by_position`: `goes_left` is the side of each position of a single order (a growth without sorted orders knows them), not of each sample: scattered, never sorted."
+    "Stable partition of every feature's order: each splitting node's segment becomes its left then its right child; leaves' samples are dropped. Features go `block` at a time (None: all at once); `in_place` overwrites the start of each row of `orders` and returns a view; `by_sort` (None: if the orders hold fewer than `PARTITION_SORT_BELOW` positions) partitions by a stable sort instead; `by_position`: `goes_left` is the side of each position of a single order (a growth without sorted orders knows them), not of each sample: scattered, never sorted."
     if by_position and len(orders) != 1: raise ValueError("sides by position partition a single order; give the sides of the samples")
-    if by_sort is None: by_sort = not by_position and np.count_nonzero(split) < PARTITION_SORT_NODES
+    if by_sort is None: by_sort = not by_position and orders.size < PARTITION_SORT_BELOW   # then child numbers fit 16 bits
     if by_sort: return _partition_by_sort(orders, goes_left, counts, split, block, in_place)
-    starts = segment_starts(counts)
-    order0 = orders[0]
+    block = block or len(orders)
+    starts, n = segment_starts(counts), orders.shape[1]
+    kept_at = np.repeat(split, counts)                                 # each position: its node splits
+    if by_position: goes_left = goes_left & kept_at                    # a leaf's samples are never on the left
+    else:
+        kept = np.zeros(len(goes_left), dtype=bool)
+        kept[orders[0]] = kept_at
+        goes_left = goes_left & kept
     sides = (lambda order: goes_left.reshape(order.shape)) if by_position else goes_left.take   # each position's side
-    n_left = np.add.reduceat(sides(order0), starts)[split] if len(order0) else np.zeros(0, int)
-    child_counts = np.column_stack([n_left, counts[split] - n_left]).ravel()
+    n_left = np.add.reduceat(sides(orders[0]), starts) if n else np.zeros(0, int)   # every node's (a leaf's: 0)
+    child_counts = np.column_stack([n_left, counts - n_left])[split].ravel()
+    n_kept = int(child_counts.sum())
+    if not n_kept: return (orders[:, :0] if in_place else np.empty((len(orders), 0), dtype=orders.dtype)), child_counts
+    width = n_kept if split.all() else n_kept + n                      # a leaf's samples land past the kept ones, cut off
+    small = np.int32 if 3 * n * min(block, len(orders)) < 2 ** 31 else np.intp   # positions: half the traffic in 32 bits
     child_starts = segment_starts(child_counts)
-    small = np.int32 if len(order0) < 2 ** 31 else np.intp             # positions: half the memory traffic in 32 bits
     rank = np.maximum(np.cumsum(split) - 1, 0)                        # rank of each splitting node among them
-    right_base = np.repeat((child_starts[1::2][rank] - starts).astype(small), counts)
-    right_base += np.arange(len(order0), dtype=small)                  # right child's start + the position in the segment
-    to_left = np.repeat((child_starts[0::2][rank] - 1).astype(small), counts)
-    to_left -= right_base                                             # left target - right target, less 2 x the left count
-    kept = None if split.all() else np.flatnonzero(np.repeat(split, counts))   # positions of the samples kept
-    block = block or orders.shape[0]
-    new_orders = np.empty((orders.shape[0] if not in_place else min(block, orders.shape[0]), child_counts.sum()), dtype=orders.dtype)
-    for lo in range(0, orders.shape[0], block):
+    lefts_before = segment_starts(n_left)      # left samples in the nodes before each: the same count in every feature's order
+    base = np.where(split, child_starts[1::2][rank] - starts, n_kept) + lefts_before
+    right_base = np.repeat(base.astype(small), counts)
+    right_base += np.arange(n, dtype=small)                           # a right sample's target, before the lefts up to it
+    to_left = np.repeat((child_starts[0::2][rank] - lefts_before - 1).astype(small), counts)
+    to_left -= right_base                                             # left target - right target, less 2 x the lefts up to it
+    result = orders if in_place else np.empty((len(orders), n_kept), dtype=orders.dtype)
+    buffer = None if not in_place and width == n_kept else np.empty((min(block, len(orders)), width), dtype=orders.dtype)
+    for lo in range(0, len(orders), block):
         order = orders[lo:lo + block]
-        written = new_orders if in_place else new_orders[lo:lo + block]
+        written = result[lo:lo + block] if buffer is None else buffer[:len(order)]
         left = sides(order)
-        left_so_far = segmented_cumsum(left, counts, out=np.empty(order.shape, dtype=small), starts=starts)   # up to each position
+        left_so_far = np.cumsum(left, axis=-1, dtype=small)          # one running count: the bases absorb earlier nodes'
         target = right_base - left_so_far                            # the right child's target, then the left's where left:
         left_so_far *= 2                                             # arithmetic, not np.where, whose branch on an
         left_so_far += to_left                                       # unpredictable side costs several times more
         left_so_far *= left
         target += left_so_far
-        if len(order) > 1: target += (np.arange(len(order), dtype=small) * new_orders.shape[1])[:, None]   # into the flattened block
-        written = written[:len(order)]
-        if kept is None: written.reshape(-1)[target] = order
-        else: written.reshape(-1)[target.take(kept, axis=-1)] = order.take(kept, axis=-1)
-        if in_place: orders[lo:lo + block, :written.shape[1]] = written        # the block is read before it is overwritten
-    return (orders[:, :new_orders.shape[1]] if in_place else new_orders), child_counts
+        if len(order) > 1: target += (np.arange(len(order), dtype=small) * width)[:, None]   # into the flattened block
+        written.reshape(-1)[target] = order
+        if buffer is not None: result[lo:lo + block, :n_kept] = written[:, :n_kept]   # read before it is overwritten
+    return result[:, :n_kept], child_counts
 
 # %% ../nbs/05_levelwise.ipynb #84eeb080
 def _partition_by_sort(orders, goes_left, counts, split, block=None, in_place=False):
@@ -456,15 +464,17 @@ class _Growth:
         self.n_levels = int(np.nanmax(codes)) + 1 if len(categorical) and not np.isnan(codes).all() else 0
 
     def summaries(self, orders, counts): return _node_summaries(self, orders, counts)
-    def values(self, rows, features=None):
-        "X at the (row, feature) pairs `rows`, `features` (None: every feature of each row, (D, n)): from the columns if kept, else from the rows."
+    def values(self, rows, features=None, counts=None):
+        "X at the (row, feature) pairs `rows`, `features` (None: every feature of each row, (D, n)): from the columns if kept, else from the rows. With `counts`, `features` (..., S) holds one feature per segment of `rows`, `counts` rows each."
         if features is None: return self.X.take(rows, axis=0).T if self.columns is None else self.columns.take(
             rows if self.source is None else self.source.take(rows), axis=1)      # one shared index: no arithmetic
-        if self.columns is None: return self.X.reshape(-1).take(np.multiply(rows, self.n_features, dtype=np.intp) + features)
-        if self.source is not None: rows = self.source.take(rows)
-        flat = np.multiply(features, self.columns.shape[1], dtype=np.intp)
-        flat += rows                                                   # in place: one long index array, not two
-        return self.columns.reshape(-1).take(flat)
+        if self.columns is None: table, feature_step, row_step = self.X, 1, self.n_features
+        else: table, feature_step, row_step = self.columns, self.columns.shape[1], 1
+        if self.columns is not None and self.source is not None: rows = self.source.take(rows)
+        flat = np.multiply(features, feature_step, dtype=np.intp)     # per segment: one product a segment, not a position
+        if counts is not None: flat = np.repeat(flat, counts, axis=-1)
+        flat += rows if row_step == 1 else np.multiply(rows, row_step, dtype=np.intp)   # in place: one long index array
+        return table.reshape(-1).take(flat)
     def search(self, orders, counts, depth, tree=None): return _search_frontier(self, orders, counts, depth, tree)
 
     def split(self, builder, ids, found, orders, counts, in_place=False):
@@ -608,7 +618,7 @@ def _search_without_orders(g, rows, stats, counts, frontier, units, best, where,
         kept = np.flatnonzero(np.repeat(frontier.searchable, counts))     # take, not a boolean mask: faster on 2 axes
         rows, stats = rows.take(kept), stats.take(kept, axis=1)
     feature = np.ascontiguousarray(drawn[:, :m].T)                      # (m, A): slot k holds the k-th feature each node drew
-    x = g.values(rows, None if g.max_features is None else np.repeat(feature, size, axis=1))   # (m, n): one gather, all slots
+    x = g.values(rows, None if g.max_features is None else feature, size)   # (m, n): one gather, all slots
     lowest, highest = np.minimum.reduceat(x, offset, axis=1), np.maximum.reduceat(x, offset, axis=1)
     useful = ~constant_features(lowest, highest)
     stuck, step = ~useful.any(axis=0), m                                  # all constant: draw on until a useful one
@@ -618,7 +628,7 @@ def _search_without_orders(g, rows, stats, counts, frontier, units, best, where,
         sizes = size[nodes]
         starts = np.cumsum(sizes) - sizes
         positions = np.repeat(offset[nodes] - starts, sizes) + np.arange(sizes.sum())
-        values = g.values(rows[positions], np.repeat(more, sizes))
+        values = g.values(rows[positions], more, sizes)
         low, high = np.minimum.reduceat(values, starts), np.maximum.reduceat(values, starts)
         ok = ~constant_features(low, high)
         done = nodes[ok]

@@ -167,3 +167,29 @@ def test_every_search_path_grows_the_vectorized_tree(problem, setting, min_sampl
     finally:
         for name, value in saved.items(): setattr(levelwise, name, value)
     assert tree_differences(grown, expected) == []
+
+
+def _partition_by_hand(orders, goes_left, counts, split):
+    "Each splitting node's segment of every order as its left samples, then its right ones, in the order met; leaves dropped."
+    segments = [np.split(order, np.cumsum(counts)[:-1]) for order in orders]
+    return np.array([np.concatenate([np.r_[s[goes_left[s]], s[~goes_left[s]]] for s, kept in zip(row, split) if kept] or [[]])
+                     for row in segments], dtype=orders.dtype)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 12), st.integers(1, 4), st.sampled_from([None, 1, 2, 3]), st.booleans())
+def test_every_partition_of_the_orders_is_the_stable_one(seed, n_nodes, n_features, block, in_place):
+    "The scatter (one running count per feature), the radix sort and the scatter by position all give each child its samples in their order; a leaf's sides do not matter."
+    from climbing_trees.levelwise import partition_orders
+    rng = np.random.default_rng(seed)
+    counts = rng.integers(1, 9, n_nodes)
+    members = np.split(rng.permutation(counts.sum()), np.cumsum(counts)[:-1])     # the same segments in every order
+    orders = np.stack([np.concatenate([rng.permutation(m) for m in members]) for _ in range(n_features)]).astype(np.int32)
+    goes_left, split = rng.random(counts.sum()) < 0.5, rng.random(n_nodes) < 0.7
+    expected = _partition_by_hand(orders, goes_left, counts, split)
+    for by_sort in (False, True):
+        got, child_counts = partition_orders(orders.copy(), goes_left, counts, split, block, in_place, by_sort=by_sort)
+        assert np.array_equal(got, expected)
+        assert child_counts.sum() == expected.shape[1] and len(child_counts) == 2 * np.count_nonzero(split)
+    got, _ = partition_orders(orders[:1].copy(), goes_left[orders[0]], counts, split, in_place=in_place, by_position=True)
+    assert np.array_equal(got, expected[:1])
