@@ -450,6 +450,7 @@ class _Growth:
         self.orders = (_presorted_orders(self.X, presorted) if self.sorted        # random thresholds need no order: one row,
                        else np.arange(self.n_samples, dtype=np.int32 if self.n_samples < 2 ** 31 else np.intp)[None])   # by node
         self.missing = np.isnan(self.X[:, self.missing_columns]).T.copy()          # (M, N) where each of those is missing
+        self.ranks = _dense_ranks(self.X, self.orders) if self.sorted and not len(self.missing_columns) else None   # what sweeps compare
         self.class_stats = None                                                     # K statistics per sample, if class sums meet NaN
         self.class_sums = (self.splitter == "best" and hasattr(self.crit, "class_term")     # Gini, entropy: no K factor
                            and n_classes >= CLASS_SUMS_FROM)
@@ -475,6 +476,12 @@ class _Growth:
         if counts is not None: flat = np.repeat(flat, counts, axis=-1)
         flat += rows if row_step == 1 else np.multiply(rows, row_step, dtype=np.intp)   # in place: one long index array
         return table.reshape(-1).take(flat)
+    def compared(self, features, order):
+        "What a sweep compares along `order`, the rows in some order of each of `features` (broadcast against it): X's values there, or their ranks if kept (the same comparisons, read from a table of 1 or 2 bytes an entry, a column at a time)."
+        if self.ranks is None: return self.X.reshape(-1).take(np.multiply(order, self.n_features, dtype=np.intp) + features)
+        flat = np.multiply(features, self.n_samples, dtype=np.intp)
+        flat = flat + order
+        return self.ranks.reshape(-1).take(flat)
     def search(self, orders, counts, depth, tree=None): return _search_frontier(self, orders, counts, depth, tree)
 
     def split(self, builder, ids, found, orders, counts, in_place=False):
@@ -504,6 +511,17 @@ def _presorted_orders(X, presorted=None):
     orders = np.empty(X.shape[::-1], dtype=small)
     for j in range(X.shape[1]): orders[j] = np.argsort(X[:, j], kind="stable")   # the only sort; NaN last
     return orders
+
+def _dense_ranks(X, orders):
+    "Each row's rank among the distinct values of each column, (D, N), read along the presorted `orders` (one pass a column): 8 bits if every column has at most 256 runs of equal values in its order, else 16 bits; None past 2**16. Equal values share a rank and larger values have larger ones, so neighbours compare as in X."
+    ranks = np.empty(orders.shape, dtype=np.uint16)
+    for j, order in enumerate(orders):
+        x = X[:, j].take(order)
+        rank = np.zeros(len(order), dtype=np.int64)
+        np.cumsum(x[1:] != x[:-1], out=rank[1:])                     # one more at each new value along the order
+        if len(rank) and rank[-1] >= 2 ** 16: return None
+        ranks[j, order] = rank
+    return ranks.astype(np.uint8) if not ranks.size or ranks.max() < 2 ** 8 else ranks
 
 def _check_presorted(presorted, shape):
     "The orders `presorted` given to a grower, checked for shape and type only (a grower trusts what it is given)."
@@ -733,7 +751,7 @@ def _sweep(g, swept, orders, frontier, node_stats, units, best, where):
             js = swept[lo:lo + block]
             order = _rows(orders, js)
             positive = None if g.positive is None else g.positive.take(order)
-            best[js], where[js] = frontier_class_splits(_gather(g.X, js, order), g.y.take(order),
+            best[js], where[js] = frontier_class_splits(g.compared(js[:, None], order), g.y.take(order),
                                                         None if g.unit_weights else g.w.take(order), frontier,
                                                         g.crit, node_stats.T, positive)
         return
@@ -744,7 +762,7 @@ def _sweep(g, swept, orders, frontier, node_stats, units, best, where):
         js = swept[lo:lo + block]
         order = _rows(orders, js)                                        # (B, n)
         positive = None if g.positive is None else g.positive.take(order)
-        lowest_b, where[js] = frontier_column_splits(_gather(g.X, js, order), np.take(g.stats[first:rows], order, axis=1),
+        lowest_b, where[js] = frontier_column_splits(g.compared(js[:, None], order), np.take(g.stats[first:rows], order, axis=1),
                                                      frontier, g.crit, positive)
         with np.errstate(invalid="ignore"):                              # to real units; inf stays inf
             best[js] = np.where(np.isfinite(lowest_b), lowest_b * units, np.inf)
@@ -753,7 +771,7 @@ def _sweep(g, swept, orders, frontier, node_stats, units, best, where):
 DRAWN_PAIRS_BELOW = 0.5       # below this share of the (feature, node) pairs drawn, only the drawn ones are swept
 
 def _drawn_pairs(g, searched, swept, orders, frontier, node_stats, n_stats, positions=True):
-    "The (feature, node) pairs of the features `swept` that `searched` draws, a block of pairs at a time: features `j`, nodes `f`, each pair's first position among the pairs, the pairs' samples (their order) and their `Frontier` (without its per-position arrays unless `positions`: a cut at a drawn threshold needs the nodes' only)."
+    "The (feature, node) pairs of the features `swept` that `searched` draws, a block of pairs at a time: features `j`, nodes `f`, each pair's first position among the pairs, the pairs' samples (their order), each position's feature and the pairs' `Frontier` (without its per-position arrays unless `positions`: a cut at a drawn threshold needs the nodes' only)."
     js, fs = np.nonzero(searched[swept])
     js = swept[js]
     starts, sizes = frontier.starts, frontier.counts[fs]
@@ -770,15 +788,14 @@ def _drawn_pairs(g, searched, swept, orders, frontier, node_stats, n_stats, posi
                  frontier._replace(counts=size, n_left=None, n_right=None, allowed=None, segment=None, totals=frontier.totals[:, f],
                                    constant=frontier.constant[f], weight=frontier.weight[f], impurity=frontier.impurity[f],
                                    searchable=frontier.searchable[f], starts=offset))
-        x = g.values(order, feature)
-        yield j, f, offset, order, x, pairs
+        yield j, f, offset, order, feature, pairs
 
 def _sweep_drawn(g, searched, swept, orders, frontier, node_stats, units, best, where):
     "As `_sweep`, for the (feature, node) pairs of the features `swept` that `searched` draws only: the pairs are the segments of one frontier."
     rows = g.crit.proxy_statistics if not g.children_rule else None
     stats = g.stats[(1 if frontier.weights_are_one else 0):rows]         # the weights, if all 1, are not gathered
-    for j, f, offset, order, x, pairs in _drawn_pairs(g, searched, swept, orders, frontier, node_stats, len(stats)):
-        lowest, position = frontier_column_splits(x, stats.take(order, axis=1), pairs, g.crit,
+    for j, f, offset, order, feature, pairs in _drawn_pairs(g, searched, swept, orders, frontier, node_stats, len(stats)):
+        lowest, position = frontier_column_splits(g.compared(feature, order), stats.take(order, axis=1), pairs, g.crit,
                                                   None if g.positive is None else g.positive.take(order))
         with np.errstate(invalid="ignore"):                              # to real units; inf stays inf
             best[j, f] = np.where(np.isfinite(lowest), lowest * (units[f] if np.ndim(units) else units), np.inf)
@@ -809,8 +826,8 @@ def _sweep_random(g, swept, orders, frontier, threshold, missing_left, with_miss
     rows = g.crit.proxy_statistics if not g.children_rule else None
     if searched is not None and not with_missing:
         stats = g.stats[:rows]
-        for j, f, offset, order, x, pairs in _drawn_pairs(g, searched, swept, orders, frontier, node_stats, len(stats), False):
-            lowest, last_left = frontier_random_splits(x, stats.take(order, axis=1), pairs, g.crit, threshold[j, f],
+        for j, f, offset, order, feature, pairs in _drawn_pairs(g, searched, swept, orders, frontier, node_stats, len(stats), False):
+            lowest, last_left = frontier_random_splits(g.values(order, feature), stats.take(order, axis=1), pairs, g.crit, threshold[j, f],
                                                        None if g.positive is None else g.positive.take(order))
             np.multiply(lowest, units[f] if np.ndim(units) else units, out=lowest, where=np.isfinite(lowest))
             best[j, f], where[j, f] = lowest, last_left - offset + frontier.starts[f]
