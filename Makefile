@@ -43,8 +43,9 @@ check-export: export
 test-notebooks: setup
 	$(BIN)/nbdev_test --n_workers 2 --timing
 
+# Two processes (pytest-xdist), each given whole files: a file's fixtures (R's fits, the browser) are set up once
 test-suites: setup
-	$(BIN)/python -m pytest tests -q
+	$(BIN)/python -m pytest tests -q -n 2 --dist loadfile
 
 # The book build is the notebooks' test: every chapter runs once, from scratch, and a cell that raises
 # (a failing assertion included) fails book-html. The suites then check the configuration, the README

@@ -36,12 +36,15 @@ def stale_sources():
 @pytest.fixture(scope="session")
 def book():
     "The built book's HTML folder; builds it (`make book-html`: no export, no retagging) unless fresh."
-    stale = stale_sources()
-    if stale:
-        print(f"building the book: stale or missing build ({', '.join(stale[:5])})")
-        r = subprocess.run(["make", "book-html"], cwd=ROOT, capture_output=True, text=True)
-        if r.returncode != 0:
-            pytest.fail(f"`make book-html` failed:\n{r.stdout[-4000:]}\n{r.stderr[-4000:]}")
+    # pytest-xdist runs test files in several processes: the lock lets one of them build, the others wait
+    with open(ROOT / ".book-build.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        stale = stale_sources()
+        if stale:
+            print(f"building the book: stale or missing build ({', '.join(stale[:5])})")
+            r = subprocess.run(["make", "book-html"], cwd=ROOT, capture_output=True, text=True)
+            if r.returncode != 0:
+                pytest.fail(f"`make book-html` failed:\n{r.stdout[-4000:]}\n{r.stderr[-4000:]}")
     return HTML
 
 

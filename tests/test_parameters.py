@@ -88,7 +88,7 @@ X_SMALL, Y_SMALL = rng.random((30, 3)), rng.integers(0, 2, 30)
 
 
 @pytest.mark.parametrize("estimator, name, value, sklearn_refuses", CASES,
-                         ids=[f"{e.__name__[12:]}-{n}={v!r}" for e, n, v, _ in CASES])
+                         ids=[f"{e.__name__[12:]}-{n}={type(v).__name__ if isinstance(v, np.random.Generator) else repr(v)}" for e, n, v, _ in CASES])
 def test_a_bad_parameter_is_a_value_and_a_type_error_that_names_it(estimator, name, value, sklearn_refuses):
     target = Y_SMALL if estimator is C else Y_SMALL.astype(float)
     for kind in (ValueError, TypeError):
