@@ -134,11 +134,16 @@ class SquaredError(Criterion):
         y, w = np.asarray(y, dtype=float), np.asarray(sample_weight, dtype=float)
         total = w.sum()
         self.shift = float((w * y).sum() / total) if total > 0 else 0.0   # not np.dot: BLAS would start threads
-        centred = np.where(w > 0, y - self.shift, 0.0)       # a weightless sample contributes 0, even an extreme one
-        largest = float(np.abs(centred).max(initial=0.0))
+        u = y - self.shift
+        if not (w > 0).all(): u[w <= 0] = 0.0                # a weightless sample contributes 0, even an extreme one
+        largest = max(float(u.max(initial=0.0)), -float(u.min(initial=0.0)))
         self.scale = largest if largest > 0 else 1.0
-        u = centred / self.scale                             # in [-1, 1]: no square overflows, no sum exceeds W
-        return np.column_stack([w, w * u, w * u * u])
+        u /= self.scale                                      # in [-1, 1]: no square overflows, no sum exceeds W
+        S = np.empty((len(u), 3))                            # in place: one array of u besides the result (a level of
+        S[:, 0] = w                                          # 100k samples would otherwise hold five)
+        np.multiply(w, u, out=S[:, 1])
+        np.multiply(S[:, 1], u, out=S[:, 2])
+        return S
     def weight(self, S): return S[..., 0]
     def value(self, S):
         W = S[..., 0]

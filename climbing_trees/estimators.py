@@ -382,7 +382,7 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         "Grow the tree on `X` (array, sparse matrix or data frame) and numeric targets `y`; returns self."
         self._check_params()
         X, y = self._validate_training_data(X, y)
-        self._grow(X, y.astype(np.float64), check_sample_weight(sample_weight, len(y)), None)
+        self._grow(X, y.astype(np.float64, copy=False), check_sample_weight(sample_weight, len(y)), None)
         return self
 
     def predict(self, X):

@@ -300,8 +300,8 @@ def node_centres(y_sorted, w_sorted, counts):
     constant = highest == lowest                                         # even if the mean rounded off the common value
     centre[constant] += highest[constant]
     scale = np.where(constant, 0.0, np.maximum(highest, -lowest))
-    known = np.where(positive, centred, 0.0) if some_weightless else centred
-    u = known / np.repeat(np.where(constant, np.inf, scale), counts)   # x / inf = 0
+    if some_weightless: centred[~positive] = 0.0
+    u = np.divide(centred, np.repeat(np.where(constant, np.inf, scale), counts), out=centred)   # x / inf = 0; in place
     return centre, scale, u
 
 # %% ../nbs/05_levelwise.ipynb #ed8539e5
@@ -557,9 +557,10 @@ def _node_summaries(g, orders, counts):
         return (None, np.array([v for v, _ in pairs]).reshape(len(counts), -1), np.array([i for _, i in pairs]),
                 np.add.reduceat(g.w.take(orders[0]), starts), 1.0, None, None)
     if g.centred:
-        w_f = g.w.take(orders[0])
+        w_f = g.w[:orders.shape[1]] if g.unit_weights else g.w.take(orders[0])   # ones are ones in any order
         centre, scale, u = node_centres(g.y.take(orders[0]), w_f, counts)
         frontier_stats = g.crit.stats(u, w_f).T
+        del u, w_f                                                       # a level's memory peaks here: free what is done
         node_stats = np.add.reduceat(frontier_stats, starts, axis=1)
         position_stats = frontier_stats[:g.crit.proxy_statistics]        # the sweeps read these only (S_2 is the node's)
         if g.sorted:                                                     # by row, for every feature's order

@@ -533,7 +533,7 @@ def check_tree_data(X, y, criterion, n_classes=None):
         if not np.issubdtype(y.dtype, np.integer) or y.min() < 0 or y.max() >= n_classes:
             raise ValueError(f"y must hold class codes 0..{n_classes - 1}")
     else:
-        y = y.astype(float)
+        y = y.astype(float, copy=False)                                 # read, never written: no copy
         if not np.isfinite(y).all(): raise ValueError("y contains NaN or infinity")
     return X, y
 
