@@ -205,7 +205,19 @@ def promote_output_headings(app, doctree):
                 doctree.ids[node_id] = section
 
 
+# Two extensions Jupyter Book adds keep no state per page but do not say so, and Sphinx then reads the pages one at a
+# time even when asked for several jobs (tools/build_book.py): sphinx_multitoc_numbering only replaces the section
+# numbering that runs once every page has been read and merged; sphinx_jupyterbook_latex acts in LaTeX builds only.
+UNDECLARED_PARALLEL_SAFE = ("sphinx_multitoc_numbering", "sphinx_jupyterbook_latex")
+
+def declare_parallel_reading(app, config):
+    for name in UNDECLARED_PARALLEL_SAFE:
+        extension = app.extensions.get(name)
+        if extension is not None and extension.parallel_read_safe is None: extension.parallel_read_safe = True
+
+
 def setup(app):
+    app.connect("config-inited", declare_parallel_reading)
     app.add_config_value("book_mathjax_source", "../node_modules/mathjax/es5", "html")
     app.add_config_value("book_mathjax_file", "tex-chtml.js", "html")
     app.add_config_value("book_lib_name", "climbing_trees", "env")
