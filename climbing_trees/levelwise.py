@@ -186,8 +186,8 @@ def own_class_before(y_sorted, w_sorted, segment, n_classes):
     position = np.broadcast_to(np.arange(key.shape[-1]), key.shape)
     new_group = np.ones(key.shape, dtype=bool)
     new_group[..., 1:] = key_sorted[..., 1:] != key_sorted[..., :-1]
-    group_start = np.maximum.accumulate(np.where(new_group, position, 0), axis=-1)
-    if w_sorted is None: before = (position - group_start).astype(float)
+    group_start = np.maximum.accumulate(new_group * position, axis=-1)    # a product, not np.where: the mask is a coin flip
+    if w_sorted is None: before = np.subtract(position, group_start, dtype=float)   # floats in the same pass
     else:
         w_by_key = np.take_along_axis(w_sorted, by_key, axis=-1)
         before = np.cumsum(w_by_key, axis=-1) - w_by_key
