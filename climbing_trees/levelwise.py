@@ -560,7 +560,7 @@ def _node_summaries(g, orders, counts):
         w_f = g.w[:orders.shape[1]] if g.unit_weights else g.w.take(orders[0])   # ones are ones in any order
         centre, scale, u = node_centres(g.y.take(orders[0]), w_f, counts)
         frontier_stats = g.crit.stats(u, w_f).T
-        del u, w_f                                                       # a level's memory peaks here: free what is done
+        del u, w_f                                                       # done with: freed before the statistics by row are written
         node_stats = np.add.reduceat(frontier_stats, starts, axis=1)
         position_stats = frontier_stats[:g.crit.proxy_statistics]        # the sweeps read these only (S_2 is the node's)
         if g.sorted:                                                     # by row, for every feature's order
