@@ -478,10 +478,8 @@ class _Growth:
         return table.reshape(-1).take(flat)
     def compared(self, features, order):
         "What a sweep compares along `order`, the rows in some order of each of `features` (broadcast against it): X's values there, or their ranks if kept (the same comparisons, read from a table of 1 or 2 bytes an entry, a column at a time)."
-        if self.ranks is None: return self.X.reshape(-1).take(np.multiply(order, self.n_features, dtype=np.intp) + features)
-        flat = np.multiply(features, self.n_samples, dtype=np.intp)
-        flat = flat + order
-        return self.ranks.reshape(-1).take(flat)
+        if self.ranks is None: return _gather(self.X, features, order)
+        return self.ranks.reshape(-1).take(np.multiply(features, self.n_samples, dtype=np.intp) + order)
     def search(self, orders, counts, depth, tree=None): return _search_frontier(self, orders, counts, depth, tree)
 
     def split(self, builder, ids, found, orders, counts, in_place=False):
@@ -534,9 +532,9 @@ def _check_presorted(presorted, shape):
     return presorted
 
 def _gather(X, features, orders):
-    "`X[orders[b], features[b]]` for every b: one `take` from the flattened rows of a C-ordered `X`."
+    "`X[orders, features]`, `features` broadcast against `orders` (a column: one feature per row of `orders`; or one per position): one `take` from the flattened rows of a C-ordered `X`."
     flat = np.multiply(orders, X.shape[1], dtype=np.intp)                 # intp: N * D may pass 2**31
-    flat += features[:, None]
+    flat += features
     return X.reshape(-1).take(flat)
 
 def keeps_orders(splitter, node_searched, n_missing_columns):
@@ -599,7 +597,7 @@ def _features_to_search(g, orders, counts, searchable, tree=None):
         for i, j in enumerate(g.missing_columns): n_missing[j] = np.add.reduceat(g.missing[i].take(orders[j]), starts)
         last = np.take_along_axis(orders, np.maximum(starts + counts - 1 - n_missing, starts), axis=1)
     else: last = orders[:, starts + counts - 1]
-    ends = _gather(g.X, np.arange(g.n_features), np.concatenate([orders[:, starts], last], axis=1))   # one gather
+    ends = _gather(g.X, np.arange(g.n_features)[:, None], np.concatenate([orders[:, starts], last], axis=1))   # one gather
     lowest_x, highest_x = ends[:, :n_nodes], ends[:, n_nodes:]          # (D, F) each: segments are sorted
     constant = constant_features(lowest_x, highest_x, False if n_missing is None else n_missing > 0)
     trees = _tree_slices(g, tree, n_nodes)
@@ -817,7 +815,7 @@ def _sweep_missing(g, swept, orders, counts, frontier, node_stats, searchable, u
         js = swept[lo:lo + block]
         order = _rows(orders, js)
         positive = None if g.positive is None else g.positive.take(order)
-        lowest_b, where[js], missing_left[js] = frontier_missing_splits(_gather(g.X, js, order), np.take(stats[:rows], order, axis=1),
+        lowest_b, where[js], missing_left[js] = frontier_missing_splits(_gather(g.X, js[:, None], order), np.take(stats[:rows], order, axis=1),
                                                                         frontier, g.crit, positive)
         with np.errstate(invalid="ignore"):
             best[js] = np.where(np.isfinite(lowest_b), lowest_b * units, np.inf)
@@ -835,7 +833,7 @@ def _sweep_random(g, swept, orders, frontier, threshold, missing_left, with_miss
         return
     for j in swept:
         positive_j = None if g.positive is None else g.positive.take(orders[j])
-        lowest_j, where[j] = frontier_random_splits(_gather(g.X, np.array([j]), orders[j][None])[0],
+        lowest_j, where[j] = frontier_random_splits(_gather(g.X, j, orders[j]),
                                                     np.take(g.stats[:rows], orders[j], axis=1), frontier, g.crit,
                                                     threshold[j], positive_j, missing_left[j] if j in with_missing else None)
         np.multiply(lowest_j, units, out=best[j], where=np.isfinite(lowest_j))
