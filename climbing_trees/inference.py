@@ -6,7 +6,7 @@
 from __future__ import annotations
 import os, weakref
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 import numpy as np
 from scipy.sparse import csr_matrix
 from sklearn.utils.validation import check_is_fitted
@@ -14,7 +14,7 @@ from .naive import LEAF, Tree, collapse, kept_nodes, leaf_text, split_rule, subt
 
 # %% auto #0
 __all__ = ['HEAP_DEPTH', 'COMPACTION_COST', 'FEW_ROWS', 'BLOCK_BYTES', 'PARALLEL_ROWS', 'apply_one', 'compaction_steps',
-           'heap_top', 'Routes', 'build_routes', 'routes', 'apply', 'decision_path', 'cut_at_depth',
+           'heap_top', 'Routes', 'build_routes', 'routes', 'fill_missing', 'apply', 'decision_path', 'cut_at_depth',
            'feature_importances', 'permutation_importance', 'export_text', 'tree_layout', 'plot_tree']
 
 # %% ../nbs/06_inference.ipynb #10b357c3
@@ -94,6 +94,7 @@ class Routes:
     any_categorical: bool
     parent: np.ndarray          # (T,) parent of every node (the root's is itself)
     depth: np.ndarray           # (T,) depth of every node
+    filled: Routes | None = None   # the same routes reading `fill_missing(X)`: node t reads column 2j + default_left (None: see below)
 
 COMPACTION_COST = 4.0           # what dropping the finished rows costs, per row, in steps of the walk (measured below)
 
@@ -111,8 +112,13 @@ def build_routes(tree, heap_depth=HEAP_DEPTH):
     drops = frozenset(K + s for s in compaction_steps(rows_done, COMPACTION_COST)) if K < last else frozenset()
     parent = nodes.copy()
     parent[tree.children_left[~leaf]], parent[tree.children_right[~leaf]] = nodes[~leaf], nodes[~leaf]
-    return Routes(step_to.astype(np.intp), node, np.repeat(leaf, 2), *heap_top(tree, K),
-                  drops, any_categorical, parent, depth)
+    route = Routes(step_to.astype(np.intp), node, np.repeat(leaf, 2), *heap_top(tree, K), drops, any_categorical, parent, depth)
+    if tree.surrogates is not None and len(tree.surrogates.feature) > 0: return route
+    side = tree.default_left.astype(np.intp)              # which copy of its feature each node reads: NaN as it is (0) or as -inf (1)
+    node_filled, top_filled = node.copy(), route.top.copy()
+    node_filled["feature"] = 2 * node["feature"] + np.repeat(side, 2)
+    top_filled["feature"] = 2 * top_filled["feature"] + side[route.top_exit[:len(top_filled)]]
+    return replace(route, filled=replace(route, node=node_filled, top=top_filled))
 
 # %% ../nbs/06_inference.ipynb #d489a9cd
 #| code-fold: true
@@ -166,6 +172,14 @@ def _categorical_left(tree, state, x, X_flat, offset):
     if missing.any(): in_left[missing] = _missing_left(tree, t_cat[missing], X_flat, offset[cat][missing])
     return in_left, cat
 
+# %% ../nbs/06_inference.ipynb #869be2a0
+def fill_missing(X):
+    "`X` (N x D floats) widened to N x 2D: column 2j is column j as it is (NaN fails every comparison: right), column 2j + 1 has NaN made -inf (passes every one: left)."
+    filled = np.empty((len(X), X.shape[1], 2))
+    filled[:, :, 0] = X
+    np.fmax(X, -np.inf, out=filled[:, :, 1])
+    return filled.reshape(len(X), 2 * X.shape[1])
+
 # %% ../nbs/06_inference.ipynb #ffb85182
 def _walk_heap(tree, route, X_flat, offset, K, some_missing, record, position, x, went_left):
     "The node each row (starting at `offset` in `X_flat`) reaches after the top `K` depths, walked as a heap; the last four arguments are buffers, one entry per row."
@@ -188,6 +202,8 @@ def _apply_rows(tree, route, X):
     if N == 0 or tree.children_left[0] == LEAF: return np.zeros(N, dtype=np.intp)
     X_flat, last, K = X.ravel(), int(route.depth.max()), len(route.top).bit_length() - 1
     some_missing = bool(np.isnan(X_flat.min()))         # min is NaN if any value is: one pass decides the side road
+    if some_missing and route.filled is not None:       # no NaN left: every node reads the copy that sends it its way
+        route, X_flat, D, some_missing = route.filled, fill_missing(X).ravel(), 2 * D, False
     offset = np.arange(N) * D                           # where each row starts in X_flat
     record, position, x, went_left = np.empty(N, route.node.dtype), np.empty(N, np.intp), np.empty(N), np.empty(N, bool)
     state = _walk_heap(tree, route, X_flat, offset, K, some_missing, record, position, x, went_left)

@@ -8,6 +8,8 @@ Oracles: a plain per-row Python walk of that rule, written here from the rule an
 trees (numeric and categorical splits and surrogates, NaN and unseen codes); scikit-learn 1.9's `apply` and
 `decision_path` on its trees grown with NaN (`missing_go_to_left` is our `default_left`); and the surrogate grower of
 chapter 08 when it is there."""
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -83,6 +85,8 @@ def trees_with_holes(draw, max_nodes=60):
     X = rng.integers(-2, 12, size=(n, D)) / 2
     for j in categorical: X[:, j] = rng.integers(-1, N_LEVELS + 2, n)         # codes -1, 4, 5: outside the level table
     X[rng.random(X.shape) < draw(st.sampled_from([0.0, 0.1, 0.4, 0.9]))] = np.nan
+    infinite = rng.random(X.shape) < 0.05                                     # infinities: a comparison, not a missing value
+    X[infinite] = np.where(rng.random(X.shape) < .5, -np.inf, np.inf)[infinite]
     return tree, X
 
 
@@ -94,7 +98,10 @@ def test_every_walk_follows_the_routing_rule(case):
     np.testing.assert_array_equal([apply_one(tree, x) for x in X], expected)
     np.testing.assert_array_equal(apply(tree, X), expected)
     for heap_depth in (0, 1, 3, 10):                                  # NaN in the heap, at its exit and below it
-        np.testing.assert_array_equal(_apply_rows(tree, build_routes(tree, heap_depth), np.ascontiguousarray(X)), expected)
+        route = build_routes(tree, heap_depth)
+        np.testing.assert_array_equal(_apply_rows(tree, route, np.ascontiguousarray(X)), expected)
+        assert (route.filled is None) == (tree.surrogates is not None and len(tree.surrogates.feature) > 0)
+        np.testing.assert_array_equal(_apply_rows(tree, replace(route, filled=None), np.ascontiguousarray(X)), expected)   # the side road
     path = decision_path(tree, X)
     np.testing.assert_array_equal(path.indices[path.indptr[1:] - 1], expected)
     np.testing.assert_array_equal(np.diff(path.indptr), tree.node_depth[expected] + 1)
