@@ -47,8 +47,8 @@ class Criterion:
         "Children's weighted mean impurity $i(s)$ from the left and right statistics (any leading axes)."
         w_left, w_right = self.weight(left), self.weight(right)
         return (self.weighted_impurity(left, w_left) + self.weighted_impurity(right, w_right)) / (w_left + w_right)
-    def split_proxy(self, left, right):
-        "$W_t\\,i(s)$ up to a constant of the node (`proxy_constant`), from the left and right statistics: what a sweep minimises; a criterion may drop the terms that do not depend on the cut."
+    def split_proxy(self, left, right, overwrite=False):
+        "$W_t\\,i(s)$ up to a constant of the node (`proxy_constant`), from the left and right statistics: what a sweep minimises; a criterion may drop the terms that do not depend on the cut. With `overwrite` it may write into `left` and `right`, which the caller made for this call only."
         return self.weighted_impurity(left) + self.weighted_impurity(right)
     def proxy_constant(self, S):
         "The constant $c$ of a node with statistics `S` in $W_t\\,i(s) = c + $ `split_proxy(left, right)`."
@@ -96,7 +96,7 @@ class Gini(ClassificationCriterion):
     def weighted_impurity(self, S, W=None):
         W = self.weight(S) if W is None else W
         return W - np.divide(_sum_over_classes(S, np.square), W, out=np.zeros_like(W, dtype=float), where=W > 0)
-    def split_proxy(self, left, right):
+    def split_proxy(self, left, right, overwrite=False):
         "$-\\sum_k L_k^2 / W_L - \\sum_k R_k^2 / W_R$: the weighted Gini impurity of the children less the node's weight."
         proxy = _sum_of_squares_over_weight(left, self.weight(left))
         proxy += _sum_of_squares_over_weight(right, self.weight(right))   # in place: no third long array
@@ -159,11 +159,11 @@ class SquaredError(Criterion):
         in_u = (self._weighted_in_u(left) + self._weighted_in_u(right)) / (left[..., 0] + right[..., 0])
         return self.scale ** 2 * in_u
     proxy_statistics, weight_statistic = 2, 0  # the sweep needs S_0 and S_1 only; S_0 sums the weights
-    def split_proxy(self, left, right):
+    def split_proxy(self, left, right, overwrite=False):
         "$-s^2 (S_{1L}^2 / S_{0L} + S_{1R}^2 / S_{0R})$: the node's $s^2 S_2$ plus this is $W_t\\,i(s)$ (scikit-learn's proxy improvement)."
-        proxy = np.square(left[..., 1])
+        if overwrite: proxy, right_term = np.square(left[..., 1], out=left[..., 1]), np.square(right[..., 1], out=right[..., 1])
+        else: proxy, right_term = np.square(left[..., 1]), np.square(right[..., 1])   # in place from here: two long arrays at most
         proxy /= left[..., 0]
-        right_term = np.square(right[..., 1])                 # in place from here: two long arrays at most, not four
         right_term /= right[..., 0]
         proxy += right_term
         proxy *= -self.scale ** 2

@@ -16,8 +16,8 @@ import pandas as pd
 
 # %% ../nbs/01_impurity.ipynb #93dd69c7
 def check_sample_weight(sample_weight, n):
-    "Sample weights for `n` samples as a validated float array; `None` means all ones."
-    if sample_weight is None: return np.ones(n, dtype=float)
+    "Sample weights for `n` samples as a validated float array; `None` means all ones (a read-only view of a single 1: no memory for n of them)."
+    if sample_weight is None: return np.broadcast_to(1.0, n)
     try: w = np.asarray(sample_weight, dtype=float)
     except (TypeError, ValueError):
         raise TypeError(f"sample_weight must be numeric, got {type(sample_weight).__name__}") from None

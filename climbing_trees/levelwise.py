@@ -129,8 +129,8 @@ def frontier_column_splits(x_sorted, stats_sorted, frontier, criterion, positive
         ok &= admissible_cuts(n_left, n_right, n_left, n_right, frontier.min_samples_leaf, criterion.weight(left),
                               criterion.weight(right), frontier.min_weight_leaf)
     with np.errstate(divide="ignore", invalid="ignore"):
-        proxy = criterion.split_proxy(left, right)
-    del left, right                                                         # large nodes: free them before the tie rule's temporaries
+        proxy = criterion.split_proxy(left, right, overwrite=True)         # this call's own sums: squared error writes into them
+    del left, right                                                         # large nodes: free what the proxy does not hold before the tie rule's temporaries
     np.putmask(proxy, ~ok, np.inf)
     scale = frontier.impurity * frontier.weight                             # the tie rule on W_t i(s): scale W_t i(t)
     if sparse: lowest, best_position = _first_best_of_cuts(proxy, cuts, n, frontier, scale, shape[:-1])
