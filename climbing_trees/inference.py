@@ -6,7 +6,7 @@
 from __future__ import annotations
 import os, weakref
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 import numpy as np
 from scipy.sparse import csr_matrix
 from sklearn.utils.validation import check_is_fitted
@@ -14,8 +14,8 @@ from .naive import LEAF, Tree, collapse, kept_nodes, leaf_text, split_rule, subt
 
 # %% auto #0
 __all__ = ['HEAP_DEPTH', 'COMPACTION_COST', 'FEW_ROWS', 'BLOCK_BYTES', 'PARALLEL_ROWS', 'apply_one', 'compaction_steps',
-           'heap_top', 'Routes', 'build_routes', 'routes', 'fill_missing', 'apply', 'decision_path', 'cut_at_depth',
-           'feature_importances', 'permutation_importance', 'export_text', 'tree_layout', 'plot_tree']
+           'heap_top', 'Routes', 'build_routes', 'routes', 'fill_missing', 'filled_routes', 'apply', 'decision_path',
+           'cut_at_depth', 'feature_importances', 'permutation_importance', 'export_text', 'tree_layout', 'plot_tree']
 
 # %% ../nbs/06_inference.ipynb #10b357c3
 def _primary_left(tree, t, value):
@@ -94,7 +94,7 @@ class Routes:
     any_categorical: bool
     parent: np.ndarray          # (T,) parent of every node (the root's is itself)
     depth: np.ndarray           # (T,) depth of every node
-    filled: Routes | None = None   # the same routes reading `fill_missing(X)`: node t reads column 2j + default_left (None: see below)
+    derived: dict = field(default_factory=dict, compare=False, repr=False)   # built from these on first use (`filled_routes`)
 
 COMPACTION_COST = 4.0           # what dropping the finished rows costs, per row, in steps of the walk (measured below)
 
@@ -112,13 +112,7 @@ def build_routes(tree, heap_depth=HEAP_DEPTH):
     drops = frozenset(K + s for s in compaction_steps(rows_done, COMPACTION_COST)) if K < last else frozenset()
     parent = nodes.copy()
     parent[tree.children_left[~leaf]], parent[tree.children_right[~leaf]] = nodes[~leaf], nodes[~leaf]
-    route = Routes(step_to.astype(np.intp), node, np.repeat(leaf, 2), *heap_top(tree, K), drops, any_categorical, parent, depth)
-    if tree.surrogates is not None and len(tree.surrogates.feature) > 0: return route
-    side = tree.default_left.astype(np.intp)              # which copy of its feature each node reads: NaN as it is (0) or as -inf (1)
-    node_filled, top_filled = node.copy(), route.top.copy()
-    node_filled["feature"] = 2 * node["feature"] + np.repeat(side, 2)
-    top_filled["feature"] = 2 * top_filled["feature"] + side[route.top_exit[:len(top_filled)]]
-    return replace(route, filled=replace(route, node=node_filled, top=top_filled))
+    return Routes(step_to.astype(np.intp), node, np.repeat(leaf, 2), *heap_top(tree, K), drops, any_categorical, parent, depth)
 
 # %% ../nbs/06_inference.ipynb #d489a9cd
 #| code-fold: true
@@ -180,6 +174,18 @@ def fill_missing(X):
     np.fmax(X, -np.inf, out=filled[:, :, 1])
     return filled.reshape(len(X), 2 * X.shape[1])
 
+def filled_routes(tree, route):
+    "`route` (of `tree`) reading `fill_missing(X)`: a node on feature j reads column 2j + 1 if its `default_left` is true, else 2j. Made on first use and kept in `route.derived`; None for a tree with surrogates, whose rows need the NaN itself."
+    if "filled" not in route.derived:
+        if tree.surrogates is not None and len(tree.surrogates.feature) > 0: route.derived["filled"] = None
+        else:
+            side = tree.default_left.astype(np.intp)           # which copy of its feature each node reads: NaN as it is (0) or as -inf (1)
+            node, top = route.node.copy(), route.top.copy()
+            node["feature"] = 2 * node["feature"] + np.repeat(side, 2)
+            top["feature"] = 2 * top["feature"] + side[route.top_exit[:len(top)]]
+            route.derived["filled"] = replace(route, node=node, top=top, derived={})
+    return route.derived["filled"]
+
 # %% ../nbs/06_inference.ipynb #ffb85182
 def _walk_heap(tree, route, X_flat, offset, K, some_missing, record, position, x, went_left):
     "The node each row (starting at `offset` in `X_flat`) reaches after the top `K` depths, walked as a heap; the last four arguments are buffers, one entry per row."
@@ -202,8 +208,8 @@ def _apply_rows(tree, route, X):
     if N == 0 or tree.children_left[0] == LEAF: return np.zeros(N, dtype=np.intp)
     X_flat, last, K = X.ravel(), int(route.depth.max()), len(route.top).bit_length() - 1
     some_missing = bool(np.isnan(X_flat.min()))         # min is NaN if any value is: one pass decides the side road
-    if some_missing and route.filled is not None:       # no NaN left: every node reads the copy that sends it its way
-        route, X_flat, D, some_missing = route.filled, fill_missing(X).ravel(), 2 * D, False
+    if some_missing and (filled := filled_routes(tree, route)) is not None:   # no NaN left: each node reads the copy that sends it its way
+        route, X_flat, D, some_missing = filled, fill_missing(X).ravel(), 2 * D, False
     offset = np.arange(N) * D                           # where each row starts in X_flat
     record, position, x, went_left = np.empty(N, route.node.dtype), np.empty(N, np.intp), np.empty(N), np.empty(N, bool)
     state = _walk_heap(tree, route, X_flat, offset, K, some_missing, record, position, x, went_left)

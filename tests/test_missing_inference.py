@@ -17,7 +17,7 @@ from sklearn.tree import DecisionTreeClassifier as SkClassifier, DecisionTreeReg
 
 from climbing_trees.categorical import CategoricalSplit
 from climbing_trees.inference import (FEW_ROWS, PARALLEL_ROWS, _apply_rows, apply, apply_one, build_routes, decision_path,
-                                      export_text, routes)
+                                      export_text, filled_routes, routes)
 from climbing_trees.levelwise import grow_levelwise
 from climbing_trees.naive import LEAF, UNDEFINED, Split, SurrogateSplit, Tree, TreeBuilder, tree_text
 from strategies import random_tree
@@ -100,8 +100,9 @@ def test_every_walk_follows_the_routing_rule(case):
     for heap_depth in (0, 1, 3, 10):                                  # NaN in the heap, at its exit and below it
         route = build_routes(tree, heap_depth)
         np.testing.assert_array_equal(_apply_rows(tree, route, np.ascontiguousarray(X)), expected)
-        assert (route.filled is None) == (tree.surrogates is not None and len(tree.surrogates.feature) > 0)
-        np.testing.assert_array_equal(_apply_rows(tree, replace(route, filled=None), np.ascontiguousarray(X)), expected)   # the side road
+        assert (filled_routes(tree, route) is None) == (tree.surrogates is not None and len(tree.surrogates.feature) > 0)
+        side_road = replace(route, derived={"filled": None})
+        np.testing.assert_array_equal(_apply_rows(tree, side_road, np.ascontiguousarray(X)), expected)
     path = decision_path(tree, X)
     np.testing.assert_array_equal(path.indices[path.indptr[1:] - 1], expected)
     np.testing.assert_array_equal(np.diff(path.indptr), tree.node_depth[expected] + 1)
