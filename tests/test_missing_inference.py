@@ -1,5 +1,6 @@
 """Chapter 06's readers of a tree on rows with missing values: `apply_one`, `apply` (the heap, the general walk, the
-categorical lookup, blocks, threads) and `decision_path` follow the routing rule of the missing-values design: the
+categorical lookup, blocks, threads, the widened X of a tree without surrogates and the side road of one with them) and
+`decision_path` follow the routing rule of the missing-values design: the
 node's split if its feature is known (at a categorical node: the code is in one of its two level sets); else the
 node's surrogates in order, the first whose feature is known deciding (a categorical surrogate knows a code in one of
 its sets; a numeric one may be reversed, `below_left` False); else `default_left`.
