@@ -16,7 +16,7 @@ from .criteria import ClassificationCriterion, Criterion, make_criterion, median
 from .categorical import column_searches
 
 # %% auto #0
-__all__ = ['SPARSE_CUTS', 'SPARSE_MIN_POSITIONS', 'PARTITION_SORT_BELOW', 'BLOCK_ELEMENTS', 'CLASS_SUMS_FROM',
+__all__ = ['SPARSE_CUTS', 'SPARSE_MIN_POSITIONS', 'PARTITION_SORT_BELOW', 'BLOCK_ELEMENTS', 'CLASS_SUMS_FROM', 'RANKS_FROM_BYTES',
            'DRAWN_PAIRS_BELOW', 'TREES_BATCH_ELEMENTS', 'segment_starts', 'segmented_cumsum', 'segment_first_best',
            'Frontier', 'frontier_layout', 'frontier_column_splits', 'segmented_sum_after', 'own_class_before',
            'frontier_class_splits', 'partition_orders', 'node_centres', 'frontier_random_splits',
@@ -450,7 +450,8 @@ class _Growth:
         self.orders = (_presorted_orders(self.X, presorted) if self.sorted        # random thresholds need no order: one row,
                        else np.arange(self.n_samples, dtype=np.int32 if self.n_samples < 2 ** 31 else np.intp)[None])   # by node
         self.missing = np.isnan(self.X[:, self.missing_columns]).T.copy()          # (M, N) where each of those is missing
-        self.ranks = _dense_ranks(self.X, self.orders) if self.sorted and not len(self.missing_columns) else None   # what sweeps compare
+        self.ranks = (_dense_ranks(self.X, self.orders) if self.sorted and not len(self.missing_columns)   # what sweeps compare,
+                      and self.X.nbytes > RANKS_FROM_BYTES else None)                     # once X outgrows the cache
         self.class_stats = None                                                     # K statistics per sample, if class sums meet NaN
         self.class_sums = (self.splitter == "best" and hasattr(self.crit, "class_term")     # Gini, entropy: no K factor
                            and n_classes >= CLASS_SUMS_FROM)
@@ -509,6 +510,8 @@ def _presorted_orders(X, presorted=None):
     orders = np.empty(X.shape[::-1], dtype=small)
     for j in range(X.shape[1]): orders[j] = np.argsort(X[:, j], kind="stable")   # the only sort; NaN last
     return orders
+
+RANKS_FROM_BYTES = 2 ** 20    # an X up to this size is swept from its values: in cache, where ranks save a fit less than they cost
 
 def _dense_ranks(X, orders):
     "Each row's rank among the distinct values of each column, (D, N), read along the presorted `orders` (one pass a column): 8 bits if every column has at most 256 runs of equal values in its order, else 16 bits; None past 2**16. Equal values share a rank and larger values have larger ones, so neighbours compare as in X."
