@@ -17,9 +17,9 @@ from .categorical import column_searches
 
 # %% auto #0
 __all__ = ['SPARSE_CUTS', 'SPARSE_MIN_POSITIONS', 'PARTITION_SORT_BELOW', 'BLOCK_ELEMENTS', 'CLASS_SUMS_FROM', 'RANKS_FROM_BYTES',
-           'DRAWN_PAIRS_BELOW', 'TREES_BATCH_ELEMENTS', 'segment_starts', 'segmented_cumsum', 'segment_first_best',
-           'Frontier', 'frontier_layout', 'frontier_column_splits', 'segmented_sum_after', 'own_class_before',
-           'frontier_class_splits', 'partition_orders', 'node_centres', 'frontier_random_splits',
+           'DRAWN_PAIRS_BELOW', 'TREES_BATCH_ELEMENTS', 'segment_starts', 'segmented_cumsum', 'segment_sums',
+           'segment_first_best', 'Frontier', 'frontier_layout', 'frontier_column_splits', 'segmented_sum_after',
+           'own_class_before', 'frontier_class_splits', 'partition_orders', 'node_centres', 'frontier_random_splits',
            'frontier_missing_splits', 'FrontierSearch', 'keeps_orders', 'grow_levelwise', 'grow_best_first', 'presort',
            'subset_orders', 'trees_orders', 'grow_trees']
 
@@ -41,6 +41,12 @@ def segmented_cumsum(values, counts, out=None, starts=None):
     if not to_floats: return cumulative
     np.copyto(out, cumulative)                                    # integers into floats: converted once, at the end
     return out
+
+def segment_sums(values, starts, axis=-1):
+    "The sum of each segment of `values` along `axis` (segments starting at `starts`): `np.add.reduceat`, with integers of up to 32 bits and masks (counted as 0 and 1) summed in 32 bits rather than widened to 64 as numpy does by default: the same sums, faster (measured below). The caller keeps them below 2**31."
+    if values.dtype == bool: values = values.view(np.int8)         # the same bytes, read as numbers
+    small = values.dtype.kind in "iu" and values.dtype.itemsize <= 4
+    return np.add.reduceat(values, starts, axis=axis, dtype=np.int32 if small else None)
 
 # %% ../nbs/05_levelwise.ipynb #095ee747
 def segment_first_best(values, counts, scale, starts=None):
@@ -238,7 +244,7 @@ def partition_orders(orders, goes_left, counts, split, block=None, in_place=Fals
         kept[orders[0]] = kept_at
         goes_left = goes_left & kept
     sides = (lambda order: goes_left.reshape(order.shape)) if by_position else goes_left.take   # each position's side
-    n_left = np.add.reduceat(sides(orders[0]), starts) if n else np.zeros(0, int)   # every node's (a leaf's: 0)
+    n_left = segment_sums(sides(orders[0]), starts) if n else np.zeros(0, int)   # every node's (a leaf's: 0)
     child_counts = np.column_stack([n_left, counts - n_left])[split].ravel()
     n_kept = int(child_counts.sum())
     if not n_kept: return (orders[:, :0] if in_place else np.empty((len(orders), 0), dtype=orders.dtype)), child_counts
@@ -313,12 +319,12 @@ def frontier_random_splits(x_sorted, stats_sorted, frontier, criterion, threshol
     given = len(frontier.totals) - frontier.weights_are_one                 # the proxy's statistics, less the first if it is the count's
     stats_sorted = stats_sorted[:given].reshape((-1,) + leading + x_sorted.shape[-1:])
     goes_left = x_sorted <= np.repeat(threshold, counts, axis=-1)
-    n_left = np.add.reduceat(goes_left, starts, axis=-1)
+    n_left = segment_sums(goes_left, starts)
     last_left = starts + n_left - 1                                      # the known left samples are a prefix of the sorted segment
     if missing_left is not None:
         goes_left |= np.isnan(x_sorted) & np.repeat(missing_left, counts)
-        n_left = np.add.reduceat(goes_left, starts, axis=-1)
-    left = np.add.reduceat(goes_left * stats_sorted, starts, axis=-1).astype(float)   # (n_stats, ..., F): a product, not np.where, whose
+        n_left = segment_sums(goes_left, starts)
+    left = segment_sums(goes_left * stats_sorted, starts).astype(float)   # (n_stats, ..., F): a product, not np.where, whose
                                                                          # branch on an unpredictable mask costs several times more
     if frontier.weights_are_one:                  # statistic 0 from the count: the weight itself, or what the other classes leave
         first = n_left - left.sum(axis=0) if criterion.statistics_sum_to_weight else n_left
@@ -345,7 +351,7 @@ def frontier_missing_splits(x_sorted, stats_sorted, frontier, criterion, positiv
     starts, leading = segment_starts(counts), tuple(range(1, x_sorted.ndim))
     stats_sorted = stats_sorted[:len(frontier.totals)]                       # the statistics the proxy reads
     missing = np.isnan(x_sorted)
-    m = np.add.reduceat(missing, starts, axis=-1)                           # (..., F) each node's missing rows
+    m = segment_sums(missing, starts)                           # (..., F) each node's missing rows
     last_known = np.maximum(starts + counts - m - 1, starts)                # (..., F) the position of its largest known value
     left = segmented_cumsum(stats_sorted, counts, out=np.empty(stats_sorted.shape))   # P_p: at a known position, the known prefix
     if frontier.children_rule:                                              # Poisson: exact sums, also on the right
@@ -575,7 +581,7 @@ def _node_summaries(g, orders, counts):
         position_stats = None
     else:
         position_stats = np.take(g.stats, orders[0], axis=1)
-        node_stats = np.add.reduceat(position_stats, starts, axis=1).astype(float)   # integer class counts too: the nodes' in floats
+        node_stats = segment_sums(position_stats, starts, axis=1).astype(float)   # integer class counts too: the nodes' in floats
         if g.sorted: position_stats = None
     units = scale ** 2 if g.centred else 1.0                             # real impurity per unit of u's (0: constant node)
     S = node_stats.T
@@ -597,7 +603,7 @@ def _features_to_search(g, orders, counts, searchable, tree=None):
     starts, n_nodes, threshold, n_missing, missing_left = segment_starts(counts), len(counts), None, None, None
     if len(g.missing_columns):                          # NaN sorts last: the largest known value comes before them
         n_missing = np.zeros((g.n_features, n_nodes), dtype=np.intp)
-        for i, j in enumerate(g.missing_columns): n_missing[j] = np.add.reduceat(g.missing[i].take(orders[j]), starts)
+        for i, j in enumerate(g.missing_columns): n_missing[j] = segment_sums(g.missing[i].take(orders[j]), starts)
         last = np.take_along_axis(orders, np.maximum(starts + counts - 1 - n_missing, starts), axis=1)
     else: last = orders[:, starts + counts - 1]
     ends = _gather(g.X, np.arange(g.n_features)[:, None], np.concatenate([orders[:, starts], last], axis=1))   # one gather
