@@ -517,7 +517,7 @@ def _presorted_orders(X, presorted=None):
     for j in range(X.shape[1]): orders[j] = np.argsort(X[:, j], kind="stable")   # the only sort; NaN last
     return orders
 
-RANKS_FROM_BYTES = 2 ** 20    # an X up to this size is swept from its values: in cache, where ranks save a fit less than they cost
+RANKS_FROM_BYTES = 2 ** 18    # an X up to this size is swept from its values: in cache, where ranks save a fit less than they cost
 
 def _dense_ranks(X, orders):
     "Each row's rank among the distinct values of each column, (D, N), read along the presorted `orders` (one pass a column): 8 bits if every column has at most 256 runs of equal values in its order, else 16 bits; None past 2**16. Equal values share a rank and larger values have larger ones, so neighbours compare as in X."

@@ -149,13 +149,14 @@ SEARCH_SETTINGS = {                                    # the search's size-depen
     "every position": dict(SPARSE_CUTS=0.0),
     "class sums from 2 classes": dict(CLASS_SUMS_FROM=2),
     "K columns always": dict(CLASS_SUMS_FROM=10 ** 9),
+    "ranks, even for a small X": dict(RANKS_FROM_BYTES=0),
 }
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(problems(max_n=60), st.sampled_from(sorted(SEARCH_SETTINGS)), st.integers(1, 3), st.sampled_from([0.0, 0.0, 2.5]))
 def test_every_search_path_grows_the_vectorized_tree(problem, setting, min_samples_leaf, min_weight_leaf):
-    "Blocks, compressed cuts and class sums are chosen by size; forced on small data, each grows chapter 03's tree."
+    "Blocks, compressed cuts, class sums and ranks are chosen by size; forced on small data, each grows chapter 03's tree."
     import climbing_trees.levelwise as levelwise
     X, y, w, criterion, n_classes = problem
     rules = dict(min_samples_leaf=min_samples_leaf, min_weight_leaf=min_weight_leaf)
