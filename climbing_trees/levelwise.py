@@ -16,12 +16,13 @@ from .criteria import ClassificationCriterion, Criterion, make_criterion, median
 from .categorical import column_searches
 
 # %% auto #0
-__all__ = ['SPARSE_CUTS', 'SPARSE_MIN_POSITIONS', 'PARTITION_SORT_BELOW', 'BLOCK_ELEMENTS', 'CLASS_SUMS_FROM', 'RANKS_FROM_BYTES',
-           'DRAWN_PAIRS_BELOW', 'TREES_BATCH_ELEMENTS', 'segment_starts', 'segmented_cumsum', 'segment_sums',
-           'segment_first_best', 'Frontier', 'frontier_layout', 'frontier_column_splits', 'segmented_sum_after',
-           'own_class_before', 'frontier_class_splits', 'partition_orders', 'node_centres', 'frontier_random_splits',
-           'frontier_missing_splits', 'FrontierSearch', 'keeps_orders', 'grow_levelwise', 'grow_best_first', 'presort',
-           'subset_orders', 'trees_orders', 'grow_trees']
+__all__ = ['SPARSE_CUTS', 'SPARSE_MIN_POSITIONS', 'PARTITION_SORT_BELOW', 'BLOCK_ELEMENTS', 'CLASS_SUMS_FROM',
+           'STABLE_SORT_BELOW', 'RANKS_FROM_BYTES', 'DRAWN_PAIRS_BELOW', 'TREES_BATCH_ELEMENTS', 'segment_starts',
+           'segmented_cumsum', 'segment_sums', 'segment_first_best', 'Frontier', 'frontier_layout',
+           'frontier_column_splits', 'segmented_sum_after', 'own_class_before', 'frontier_class_splits',
+           'partition_orders', 'node_centres', 'frontier_random_splits', 'frontier_missing_splits', 'FrontierSearch',
+           'presort', 'keeps_orders', 'grow_levelwise', 'grow_best_first', 'subset_orders', 'trees_orders',
+           'grow_trees']
 
 # %% ../nbs/05_levelwise.ipynb #1a4c33b4
 def segment_starts(counts):
@@ -510,12 +511,53 @@ def _node_searched_columns(n_features, categorical, node_searches, additive, rul
     return searches
 
 def _presorted_orders(X, presorted=None):
-    "Every column's stable argsort, (D, N), in 32 bits when N allows: computed here, or a checked copy of `presorted` (partitioned in place)."
-    small = np.int32 if X.shape[0] < 2 ** 31 else np.intp
-    if presorted is not None: return np.array(_check_presorted(presorted, X.shape), dtype=small, order="C")
-    orders = np.empty(X.shape[::-1], dtype=small)
-    for j in range(X.shape[1]): orders[j] = np.argsort(X[:, j], kind="stable")   # the only sort; NaN last
+    "Every column's stable argsort, (D, N), in 32 bits when N allows: computed here (`presort`), or a checked copy of `presorted` (partitioned in place)."
+    if presorted is None: return presort(X)                             # the only sort of the fit
+    return np.array(_check_presorted(presorted, X.shape), dtype=np.int32 if X.shape[0] < 2 ** 31 else np.intp, order="C")
+
+STABLE_SORT_BELOW = 512   # rows: below, numpy's stable sort itself (fewer calls); from here on, its default sort and a repair of ties
+
+def presort(X):
+    "The stable argsort of every column of `X`, (D, N), NaN last, in 32 bits when N allows: the orders the grower sorts (once for all the trees grown on `X`, if the caller keeps them). From `STABLE_SORT_BELOW` rows on, `_stable_argsort`: the columns of a small X together, a large one's one at a time."
+    n, d = X.shape
+    orders = np.empty((d, n), dtype=np.int32 if n < 2 ** 31 else np.intp)
+    columns = np.ascontiguousarray(X.T)                                 # each column contiguous: a faster sort
+    if n < STABLE_SORT_BELOW: orders[:] = np.argsort(columns, axis=1, kind="stable"); return orders
+    step = max(1, BLOCK_ELEMENTS // max(n, 1))                          # few calls for a small X, little memory for a large one
+    for lo in range(0, d, step): orders[lo:lo + step] = _stable_argsort(columns[lo:lo + step])
     return orders
+
+def _stable_argsort(columns):
+    "`np.argsort(columns, axis=1, kind='stable')` of float rows by numpy's faster default sort, which may leave equal values in any order: a row with NaN has its known values sorted alone (the default sort slows down several times among NaN) and its NaN rows appended in row order; a row's ties are then put in row order by a radix sort of each row's rank among the distinct values (1 or 2 bytes: linear), or past 2**16 of them by sorting the tied positions by (rank, row)."
+    k, n = columns.shape
+    with_nan = np.flatnonzero(np.isnan(columns.min(axis=1))) if n else []   # min is NaN if any value is
+    order = np.argsort(columns, axis=1) if not len(with_nan) else np.empty((k, n), dtype=np.intp)   # introsort: not stable
+    if len(with_nan):
+        plain = np.setdiff1d(np.arange(k), with_nan)
+        if len(plain): order[plain] = np.argsort(columns[plain], axis=1)
+        for j in with_nan:
+            missing = np.isnan(columns[j])
+            known = np.flatnonzero(~missing)
+            order[j, :len(known)] = known.take(np.argsort(columns[j].take(known)))
+            order[j, len(known):] = np.flatnonzero(missing)             # NaN last, in row order
+    if n < 2: return order
+    values = columns.reshape(-1).take(order + (np.arange(k) * n)[:, None])   # each row sorted
+    new = values[:, 1:] != values[:, :-1]                               # a new value at the next position (NaN != NaN: in order)
+    tied = np.flatnonzero(~new.all(axis=1))
+    if not len(tied): return order                                      # every value distinct: sorted is stable
+    rank = np.zeros((len(tied), n), dtype=np.int64)
+    np.cumsum(new[tied], axis=1, out=rank[:, 1:])                       # each position's rank among its row's distinct values
+    few = rank[:, -1] < 2 ** 16
+    radix = tied[few]
+    if len(radix):                                                      # each row's rank, by row; stably sorted: a radix sort
+        by_row = np.empty((len(radix), n), dtype=np.uint8 if rank[few, -1].max() < 2 ** 8 else np.uint16)
+        by_row.reshape(-1)[(order[radix] + (np.arange(len(radix)) * n)[:, None]).reshape(-1)] = rank[few].reshape(-1)
+        order[radix] = np.argsort(by_row, axis=1, kind="stable")
+    for i in np.flatnonzero(~few):                                      # many values: only the positions in runs of equal ones
+        j, same = tied[i], ~new[tied[i]]
+        at = np.flatnonzero(np.r_[same, False] | np.r_[False, same])
+        order[j, at] = order[j, at].take(np.argsort(rank[i, at] * n + order[j, at]))   # by (rank, row): unique keys
+    return order
 
 RANKS_FROM_BYTES = 2 ** 18    # an X up to this size is swept from its values: in cache, where ranks save a fit less than they cost
 
@@ -974,11 +1016,6 @@ def _one_node(found, f, start, count):
                           None if found.goes_left is None else found.goes_left[start:start + count])
 
 # %% ../nbs/05_levelwise.ipynb #6116735c
-def presort(X):
-    "The stable argsort of every column of `X`, (D, N): the orders the grower sorts, once for all the trees grown on `X`."
-    columns = np.ascontiguousarray(X.T)                               # each column contiguous: a faster sort
-    return np.argsort(columns, axis=1, kind="stable").astype(np.int32 if len(X) < 2 ** 31 else np.intp)
-
 def subset_orders(orders, rows):
     "The orders of the rows where boolean `rows` holds, renumbered as in `X[rows]`: a stable partition, not a new sort."
     renumber = np.cumsum(rows, dtype=orders.dtype) - 1

@@ -150,13 +150,14 @@ SEARCH_SETTINGS = {                                    # the search's size-depen
     "class sums from 2 classes": dict(CLASS_SUMS_FROM=2),
     "K columns always": dict(CLASS_SUMS_FROM=10 ** 9),
     "ranks, even for a small X": dict(RANKS_FROM_BYTES=0),
+    "the default sort repaired, even for a small X": dict(STABLE_SORT_BELOW=0),
 }
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=90, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(problems(max_n=60), st.sampled_from(sorted(SEARCH_SETTINGS)), st.integers(1, 3), st.sampled_from([0.0, 0.0, 2.5]))
 def test_every_search_path_grows_the_vectorized_tree(problem, setting, min_samples_leaf, min_weight_leaf):
-    "Blocks, compressed cuts, class sums and ranks are chosen by size; forced on small data, each grows chapter 03's tree."
+    "Blocks, compressed cuts, class sums, ranks and the sort are chosen by size; forced on small data, each grows chapter 03's tree."
     import climbing_trees.levelwise as levelwise
     X, y, w, criterion, n_classes = problem
     rules = dict(min_samples_leaf=min_samples_leaf, min_weight_leaf=min_weight_leaf)
@@ -168,6 +169,22 @@ def test_every_search_path_grows_the_vectorized_tree(problem, setting, min_sampl
     finally:
         for name, value in saved.items(): setattr(levelwise, name, value)
     assert tree_differences(grown, expected) == []
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(0, 50), st.integers(1, 4), st.integers(1, 6), st.sampled_from([0.0, 0.1, 0.5]),
+       st.sampled_from([0, 512]))
+def test_presort_is_the_stable_sort(seed, n, d, n_values, nan_share, below):
+    "`presort`, numpy's default sort with its ties repaired (or the stable sort below `STABLE_SORT_BELOW`), is numpy's stable argsort: columns with few values, NaN, both zeros and infinities."
+    import climbing_trees.levelwise as levelwise
+    rng = np.random.default_rng(seed)
+    X = rng.choice(np.array([-np.inf, -1.5, -0.0, 0.0, 0.25, 3.0, np.inf])[:n_values + 1], size=(n, d))
+    X[rng.random((n, d)) < nan_share] = np.nan
+    if d > 1: X[:, -1] = rng.normal(size=n)                                       # distinct values
+    saved, levelwise.STABLE_SORT_BELOW = levelwise.STABLE_SORT_BELOW, below
+    try: got = levelwise.presort(X)
+    finally: levelwise.STABLE_SORT_BELOW = saved
+    assert got.dtype == np.int32 and np.array_equal(got, np.argsort(X, axis=0, kind="stable").T)
 
 
 def _partition_by_hand(orders, goes_left, counts, split):
