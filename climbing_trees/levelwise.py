@@ -521,10 +521,10 @@ def presort(X):
     "The stable argsort of every column of `X`, (D, N), NaN last, in 32 bits when N allows: the orders the grower sorts (once for all the trees grown on `X`, if the caller keeps them). From `STABLE_SORT_BELOW` rows on, `_stable_argsort`: the columns of a small X together, a large one's one at a time."
     n, d = X.shape
     orders = np.empty((d, n), dtype=np.int32 if n < 2 ** 31 else np.intp)
-    columns = np.ascontiguousarray(X.T)                                 # each column contiguous: a faster sort
-    if n < STABLE_SORT_BELOW: orders[:] = np.argsort(columns, axis=1, kind="stable"); return orders
+    if n < STABLE_SORT_BELOW: orders[:] = np.argsort(np.ascontiguousarray(X.T), axis=1, kind="stable"); return orders
     step = max(1, BLOCK_ELEMENTS // max(n, 1))                          # few calls for a small X, little memory for a large one
-    for lo in range(0, d, step): orders[lo:lo + step] = _stable_argsort(columns[lo:lo + step])
+    for lo in range(0, d, step):                                        # each block's columns copied contiguous: a faster sort
+        orders[lo:lo + step] = _stable_argsort(np.ascontiguousarray(X[:, lo:lo + step].T))
     return orders
 
 def _stable_argsort(columns):
@@ -545,7 +545,7 @@ def _stable_argsort(columns):
     new = values[:, 1:] != values[:, :-1]                               # a new value at the next position (NaN != NaN: in order)
     tied = np.flatnonzero(~new.all(axis=1))
     if not len(tied): return order                                      # every value distinct: sorted is stable
-    rank = np.zeros((len(tied), n), dtype=np.int64)
+    rank = np.zeros((len(tied), n), dtype=np.int32 if n < 2 ** 31 else np.int64)
     np.cumsum(new[tied], axis=1, out=rank[:, 1:])                       # each position's rank among its row's distinct values
     few = rank[:, -1] < 2 ** 16
     radix = tied[few]
@@ -556,7 +556,7 @@ def _stable_argsort(columns):
     for i in np.flatnonzero(~few):                                      # many values: only the positions in runs of equal ones
         j, same = tied[i], ~new[tied[i]]
         at = np.flatnonzero(np.r_[same, False] | np.r_[False, same])
-        order[j, at] = order[j, at].take(np.argsort(rank[i, at] * n + order[j, at]))   # by (rank, row): unique keys
+        order[j, at] = order[j, at].take(np.argsort(rank[i, at].astype(np.int64) * n + order[j, at]))   # (rank, row): unique
     return order
 
 RANKS_FROM_BYTES = 2 ** 18    # an X up to this size is swept from its values: in cache, where ranks save a fit less than they cost
