@@ -13,3 +13,12 @@ def test_fit_predict_quick_prints_every_case():
     for case in ("binary", "5 classes", "regression", "weights", "ties", "max_depth 8", "100 classes", "1000 classes",
                  "iris", "cancer", "diabetes"):
         assert case in run.stdout, f"the table lacks the case {case!r}:\n{run.stdout[-3000:]}"
+
+
+def test_small_floor_quick_grows_scikit_learns_node_counts():
+    "The lean grower of benchmarks/small_floor.py grows as many nodes as scikit-learn (asserted in the script) and prints both depths."
+    run = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "small_floor.py"), "--quick"], cwd=ROOT,
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    rows = [line.split() for line in run.stdout.splitlines() if line.split()[:1] in (["3"], ["None"])]
+    assert [row[:2] for row in rows] == [["3", "15"], ["None", "863"]], run.stdout
