@@ -7,7 +7,7 @@ The issue's small-data target asks for a fit within 1.5x of scikit-learn's on di
 (20 depths). A level-wise grower pays a fixed cost per depth: its numpy calls, whatever the depth holds. This script
 measures that cost without the library's generality: `lean_grow` below is a level-wise squared-error grower with
 nothing else (unit weights, no stopping rule but purity and max_depth, no missing values, no categories, no exact
-centring, no tree object: only each depth's chosen features and thresholds), about 35 numpy calls a depth.
+centring, no tree object: only each depth's chosen features and thresholds), a few dozen numpy calls a depth.
 It grows the same number of nodes as scikit-learn (checked below). Its time is what the same algorithm costs
 in numpy before anything the library adds; the book's grower, `DecisionTreeRegressor`, and scikit-learn's are timed
 beside it, best of 200 runs each, alternately, on one pinned core.

@@ -531,7 +531,7 @@ def _stable_argsort(columns):
     "`np.argsort(columns, axis=1, kind='stable')` of float rows by numpy's faster default sort, which may leave equal values in any order: a row with NaN has its known values sorted alone (the default sort slows down several times among NaN) and its NaN rows appended in row order; a row's ties are then put in row order by a radix sort of each row's rank among the distinct values (1 or 2 bytes: linear), or past 2**16 of them by sorting the tied positions by (rank, row)."
     k, n = columns.shape
     with_nan = np.flatnonzero(np.isnan(columns.min(axis=1))) if n else []   # min is NaN if any value is
-    order = np.argsort(columns, axis=1) if not len(with_nan) else np.empty((k, n), dtype=np.intp)   # introsort: not stable
+    order = np.argsort(columns, axis=1) if not len(with_nan) else np.empty((k, n), dtype=np.intp)   # the default sort: not stable
     if len(with_nan):
         plain = np.setdiff1d(np.arange(k), with_nan)
         if len(plain): order[plain] = np.argsort(columns[plain], axis=1)
