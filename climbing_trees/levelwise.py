@@ -431,9 +431,9 @@ class FrontierSearch(NamedTuple):
 
 # %% ../nbs/05_levelwise.ipynb #df443ce4
 class _Growth:
-    "One fit's checked data, criterion, options and presorted orders; `search` finds the best split of every node of a frontier. `roots`: the rows are several trees' samples one after another, `roots[b]` rows for tree b, each with its own seed in `random_state` (a list) and `presorted` sorted within each tree's rows; `columns`: (the columns of the X the rows were taken from, each row's row there), read instead of the rows by a growth without orders."
+    "One fit's checked data, criterion, options and presorted orders; `search` finds the best split of every node of a frontier. `roots`: the rows are several trees' samples one after another, `roots[b]` rows for tree b, each with its own seed in `random_state` (a list) and `presorted` sorted within each tree's rows; `columns`: (the columns of the X the rows were taken from, each row's row there), read instead of the rows by a growth without orders; `ranks`: `_dense_ranks` of that X read at the rows, if known (else made from the rows)."
     def __init__(self, X, y, criterion, sample_weight, n_classes, categorical, node_searches, rules, max_features, splitter,
-                 random_state, presorted=None, roots=None, columns=None):
+                 random_state, presorted=None, roots=None, columns=None, ranks=None):
         self.X, self.y, self.w, self.rules = check_growth(X, y, criterion, sample_weight, n_classes, *rules)
         self.n_samples, self.n_features = self.X.shape
         self.roots = np.array([self.n_samples]) if roots is None else np.asarray(roots, dtype=np.intp)
@@ -457,8 +457,8 @@ class _Growth:
         self.orders = (_presorted_orders(self.X, presorted) if self.sorted        # random thresholds need no order: one row,
                        else np.arange(self.n_samples, dtype=np.int32 if self.n_samples < 2 ** 31 else np.intp)[None])   # by node
         self.missing = np.isnan(self.X[:, self.missing_columns]).T.copy()          # (M, N) where each of those is missing
-        self.ranks = (_dense_ranks(self.X, self.orders) if self.sorted and not len(self.missing_columns)   # what sweeps compare,
-                      and self.X.nbytes > RANKS_FROM_BYTES else None)                     # once X outgrows the cache
+        self.ranks = ((_dense_ranks(self.X, self.orders) if ranks is None else ranks)   # what sweeps compare,
+                      if self.sorted and not len(self.missing_columns) and self.X.nbytes > RANKS_FROM_BYTES else None)   # once X outgrows the cache
         self.class_stats = None                                                     # K statistics per sample, if class sums meet NaN
         self.class_sums = (self.splitter == "best" and hasattr(self.crit, "class_term")     # Gini, entropy: no K factor
                            and n_classes >= CLASS_SUMS_FROM)
@@ -1043,6 +1043,7 @@ def grow_trees(X, y, criterion="gini", sample_weights=None, n_classes=None, *, r
                          f"per tree: got sample_weights of shape {sample_weights.shape} and {len(random_states)} seeds")
     min_weight_leaf = np.broadcast_to(np.asarray(min_weight_leaf, dtype=float), (B,))
     orders = trees_orders(X, criterion, n_classes, splitter, categorical, presorted)
+    ranks = None if orders is None or np.isnan(X).any() else _dense_ranks(X, orders)   # X's: every tree's rows read them
     rules = dict(categorical=categorical, max_depth=max_depth, min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
                  min_impurity_decrease=min_impurity_decrease, max_features=max_features, splitter=splitter)
     if max_leaf_nodes is not None or len(np.unique(min_weight_leaf)) > 1:   # best first, or rules that differ: one tree at a time
@@ -1053,7 +1054,7 @@ def grow_trees(X, y, criterion="gini", sample_weights=None, n_classes=None, *, r
     trees = []
     for lo in range(0, B, per_tree):
         trees += _grow_together(X, y, criterion, sample_weights[lo:lo + per_tree], n_classes, random_states[lo:lo + per_tree],
-                                orders, float(min_weight_leaf[0]), rules)
+                                orders, float(min_weight_leaf[0]), rules, ranks)
     return trees
 
 # %% ../nbs/05_levelwise.ipynb #1c37fa50
@@ -1067,8 +1068,8 @@ def _orders_of(orders, w):
     rows = w > 0
     return orders if orders is None or rows.all() else subset_orders(orders, rows)
 
-def _grow_together(X, y, criterion, sample_weights, n_classes, seeds, orders, min_weight_leaf, rules):
-    "Grow the trees of a few rows of the weight table as one growth: their rows stacked, each tree a root of the first frontier."
+def _grow_together(X, y, criterion, sample_weights, n_classes, seeds, orders, min_weight_leaf, rules, ranks=None):
+    "Grow the trees of a few rows of the weight table as one growth: their rows stacked, each tree a root of the first frontier; `ranks`: `_dense_ranks(X, orders)`, if made."
     rows = [np.flatnonzero(w > 0) for w in sample_weights]
     sizes = np.array([len(r) for r in rows])
     offsets = np.cumsum(sizes) - sizes
@@ -1079,7 +1080,8 @@ def _grow_together(X, y, criterion, sample_weights, n_classes, seeds, orders, mi
     growth = _Growth(X[stacked], y[stacked], criterion, sample_weights[np.repeat(np.arange(len(rows)), sizes), stacked], n_classes, categorical, None,
                      (rules["max_depth"], rules["min_samples_split"], rules["min_samples_leaf"], rules["min_impurity_decrease"],
                       min_weight_leaf, None), rules["max_features"], rules["splitter"], seeds, stacked_orders, roots=sizes,
-                     columns=None if orders is not None else (np.ascontiguousarray(X.T), stacked))   # no orders: X's own columns
+                     columns=None if orders is not None else (np.ascontiguousarray(X.T), stacked),   # no orders: X's own columns
+                     ranks=None if ranks is None else ranks.take(stacked, axis=1))   # a table of X's ranks, in the stacked rows' order
     builder = _grow_depth_by_depth(growth)
     del growth
     codes = [X[r][:, sorted(set(categorical))] for r in rows] if len(categorical) else []

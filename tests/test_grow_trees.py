@@ -105,3 +105,21 @@ def test_trees_orders_are_those_the_growth_reads():
     np.testing.assert_array_equal(levelwise.trees_orders(X, "gini", 2, splitter="random"), presort(X))
     given = presort(X)
     assert levelwise.trees_orders(X, "gini", 2, presorted=given) is given
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_trees_grown_together_read_the_ranks_of_X(case, monkeypatch):
+    # Every tree's rows are rows of X, so one table of X's ranks, made once, answers every comparison a tree's sweep makes.
+    criterion, k = case
+    rng, X = data(21)
+    y = target(rng, X, criterion, k)
+    W = bootstrap_weights(rng, len(X), 4, True)
+    monkeypatch.setattr(levelwise, "RANKS_FROM_BYTES", 0)                 # as if X were larger than a cache: ranks are read
+    made, dense_ranks = [], levelwise._dense_ranks
+    monkeypatch.setattr(levelwise, "_dense_ranks", lambda X_r, orders: made.append(X_r.shape) or dense_ranks(X_r, orders))
+    trees = grow_trees(X, y, criterion, W, k, random_states=range(4), max_features=3)
+    assert made == [X.shape]                                              # once, from X, not from the stacked rows
+    for tree, w, seed in zip(trees, W, range(4)):
+        rows = w > 0
+        alone = grow_levelwise(X[rows], y[rows], criterion, w[rows], k, max_features=3, random_state=seed)
+        assert tree_differences(tree, alone) == []
