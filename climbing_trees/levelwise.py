@@ -1043,7 +1043,6 @@ def grow_trees(X, y, criterion="gini", sample_weights=None, n_classes=None, *, r
                          f"per tree: got sample_weights of shape {sample_weights.shape} and {len(random_states)} seeds")
     min_weight_leaf = np.broadcast_to(np.asarray(min_weight_leaf, dtype=float), (B,))
     orders = trees_orders(X, criterion, n_classes, splitter, categorical, presorted)
-    ranks = None if orders is None or np.isnan(X).any() else _dense_ranks(X, orders)   # X's: every tree's rows read them
     rules = dict(categorical=categorical, max_depth=max_depth, min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
                  min_impurity_decrease=min_impurity_decrease, max_features=max_features, splitter=splitter)
     if max_leaf_nodes is not None or len(np.unique(min_weight_leaf)) > 1:   # best first, or rules that differ: one tree at a time
@@ -1051,6 +1050,7 @@ def grow_trees(X, y, criterion="gini", sample_weights=None, n_classes=None, *, r
                                random_state=seed, presorted=_orders_of(orders, w), **rules)
                 for w, seed, weight_leaf in zip(sample_weights, random_states, min_weight_leaf) for X_t, y_t, w_t in [_rows_of(X, y, w)]]
     per_tree = max(1, TREES_BATCH_ELEMENTS // max(1, np.count_nonzero(sample_weights[0]) * X.shape[1]))
+    ranks = None if orders is None or np.isnan(X).any() else _dense_ranks(X, orders)   # X's: every tree's rows read them
     trees = []
     for lo in range(0, B, per_tree):
         trees += _grow_together(X, y, criterion, sample_weights[lo:lo + per_tree], n_classes, random_states[lo:lo + per_tree],
