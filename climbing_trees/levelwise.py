@@ -16,9 +16,9 @@ from .criteria import ClassificationCriterion, Criterion, make_criterion, median
 from .categorical import column_searches
 
 # %% auto #0
-__all__ = ['SPARSE_CUTS', 'SPARSE_MIN_POSITIONS', 'PARTITION_SORT_BELOW', 'BLOCK_ELEMENTS', 'CLASS_SUMS_FROM',
-           'STABLE_SORT_BELOW', 'RANKS_FROM_BYTES', 'DRAWN_PAIRS_BELOW', 'TREES_BATCH_ELEMENTS', 'segment_starts',
-           'segmented_cumsum', 'segment_sums', 'segment_first_best', 'Frontier', 'frontier_layout',
+__all__ = ['SPARSE_CUTS', 'SPARSE_MIN_POSITIONS', 'RIGHT_SUMS_ELEMENTS', 'PARTITION_SORT_BELOW', 'BLOCK_ELEMENTS',
+           'CLASS_SUMS_FROM', 'STABLE_SORT_BELOW', 'RANKS_FROM_BYTES', 'DRAWN_PAIRS_BELOW', 'TREES_BATCH_ELEMENTS',
+           'segment_starts', 'segmented_cumsum', 'segment_sums', 'segment_first_best', 'Frontier', 'frontier_layout',
            'frontier_column_splits', 'segmented_sum_after', 'own_class_before', 'frontier_class_splits',
            'partition_orders', 'node_centres', 'frontier_random_splits', 'frontier_missing_splits', 'FrontierSearch',
            'presort', 'keeps_orders', 'grow_levelwise', 'grow_best_first', 'subset_orders', 'trees_orders',
@@ -51,13 +51,16 @@ def segment_sums(values, starts, axis=-1):
 
 # %% ../nbs/05_levelwise.ipynb #095ee747
 def segment_first_best(values, counts, scale, starts=None):
-    "Per segment, along the last axis of `values`: the minimum and the first position that ties with it (chapter 02's tie rule, `scale` per segment; `starts` if known)."
+    "Per segment, along the last axis of `values`: the minimum and the first position that ties with it (chapter 02's tie rule, `scale` per segment; `starts` if known); a segment with no finite value gets its first position."
     starts = segment_starts(counts) if starts is None else starts
     lowest = np.minimum.reduceat(values, starts, axis=-1)
     bound = lowest + TIE_TOLERANCE * np.abs(scale)              # `ties_with_best`'s bound, once per segment: one long temporary
-    qualifies = values <= np.repeat(bound, counts, axis=-1)
-    positions = np.where(qualifies, np.arange(values.shape[-1]), values.shape[-1])
-    return lowest, np.minimum.reduceat(positions, starts, axis=-1)
+    bound[~np.isfinite(lowest)] = -np.inf                        # no cut there: nothing qualifies (inf <= inf would)
+    qualifying = np.flatnonzero(values <= np.repeat(bound, counts, axis=-1))   # few: each segment's best and its ties
+    n = values.shape[-1]
+    first = np.arange(0, values.size, max(n, 1)).reshape(lowest.shape[:-1] + (1,)) + starts   # each segment's start, flattened
+    found = np.append(qualifying, values.size).take(np.searchsorted(qualifying, first))       # the first from there on
+    return lowest, np.where(found < first + counts, found - first + starts, starts)
 
 # %% ../nbs/05_levelwise.ipynb #8e12bbab
 class Frontier(NamedTuple):
@@ -83,8 +86,8 @@ def frontier_layout(counts, node_stats, criterion, searchable, min_samples_leaf=
     "The `Frontier` of a depth with `counts` samples per node, node statistics (n_stats, F) and `searchable` nodes (`totals`: keep the node totals the proxy reads; `impurity` and `weight`: the criterion's, if already computed; `positions`: also the per-position arrays a sweep reads, which a cut at a drawn threshold does not)."
     starts, segment, n_left, n_right, allowed = segment_starts(counts), None, None, None, None
     if positions:
-        segment = np.arange(len(counts)).repeat(counts)
-        small = np.int32 if len(segment) < 2 ** 31 else np.intp           # as the orders: half the memory of intp
+        small = np.int32 if np.sum(counts) < 2 ** 31 else np.intp          # as the orders: half the memory of intp
+        segment = np.arange(len(counts), dtype=small).repeat(counts)
         n_left = np.arange(1, len(segment) + 1, dtype=small) - starts.astype(small)[segment]
         n_right = counts.astype(small)[segment] - n_left
         allowed = searchable[segment] & admissible_cuts(n_left, n_right, n_left, n_right, min_samples_leaf)
@@ -98,20 +101,15 @@ def frontier_layout(counts, node_stats, criterion, searchable, min_samples_leaf=
 # %% ../nbs/05_levelwise.ipynb #9acd9805
 SPARSE_CUTS = 0.25            # below this fraction of admissible positions, the criterion is evaluated at those cuts only
 SPARSE_MIN_POSITIONS = 4096   # ... if there are at least this many positions
+RIGHT_SUMS_ELEMENTS = 2 ** 15 # the right sums are made for about this many (statistic, position) entries at a time
 
 def frontier_column_splits(x_sorted, stats_sorted, frontier, criterion, positive_sorted=None):
     "Best cut of every frontier node on each feature: (i(s), position of the last left sample), each (..., F); inf where none. `x_sorted` is (..., n) and `stats_sorted` (n_stats, ..., n), `...` one axis per feature searched at once."
     counts, shape, n = frontier.counts, x_sorted.shape, x_sorted.shape[-1]
     admissible = _admissible_positions(x_sorted, frontier, positive_sorted)
     del x_sorted, positive_sorted                # gathered for this call: their memory is free before the sums are made
-    if frontier.weights_are_one:                # the left weight is the count: statistic 0 is not gathered nor summed
-        left = np.empty((len(frontier.totals),) + shape)
-        segmented_cumsum(stats_sorted[:len(left) - 1], counts, out=left[1:], starts=frontier.starts)
-        if criterion.statistics_sum_to_weight: np.subtract(frontier.n_left, left[1:].sum(axis=0), out=left[0])   # class 0
-        else: left[0] = frontier.n_left                                     # the weight itself
-    else:
-        stats_sorted = stats_sorted[:len(frontier.totals)]                  # the statistics the proxy reads
-        left = segmented_cumsum(stats_sorted, counts, out=np.empty(stats_sorted.shape), starts=frontier.starts)   # (n_stats, ..., n) floats
+    stats_sorted = stats_sorted[:len(frontier.totals) - frontier.weights_are_one]   # the statistics the proxy reads, given
+    summed = segmented_cumsum(stats_sorted, counts, out=np.empty(stats_sorted.shape), starts=frontier.starts)   # (.., ..., n) floats
     right = segmented_sum_after(stats_sorted, counts) if frontier.children_rule else None   # Poisson: exact right sums
     del stats_sorted
     sparse = (admissible.size >= SPARSE_MIN_POSITIONS                       # on small arrays the calls cost more than the work
@@ -119,26 +117,22 @@ def frontier_column_splits(x_sorted, stats_sorted, frontier, criterion, positive
     if sparse:
         cuts = np.flatnonzero(admissible)                                    # in the flattened (..., n)
         position = cuts % n
-        left = left.reshape(len(left), -1)[:, cuts]                          # (n_stats, m)
+        left = _left_sums(summed.reshape(len(summed), -1)[:, cuts], frontier.n_left[position], frontier, criterion)   # (n_stats, m)
         right = (frontier.totals[:, frontier.segment[position]] - left if right is None
                  else right.reshape(len(right), -1)[:, cuts])
-        ok, n_left, n_right = np.ones(len(cuts), dtype=bool), frontier.n_left[position], frontier.n_right[position]
-    else:
-        if right is None:                          # the node totals along the segments, less the left sums: in place if one feature
-            right = frontier.totals.take(frontier.segment, axis=1).reshape((len(left),) + (1,) * (left.ndim - 2) + (n,))
-            if right.shape == left.shape: right -= left
-            else: right = right - left
-        ok, n_left, n_right = admissible, frontier.n_left, frontier.n_right
-    last = tuple(range(1, left.ndim)) + (0,)
-    left, right = left.transpose(last), right.transpose(last)               # statistics on the last axis
-    if frontier.children_rule: ok &= criterion.admissible_children(left, right)
-    if frontier.min_weight_leaf > 0:
-        ok &= admissible_cuts(n_left, n_right, n_left, n_right, frontier.min_samples_leaf, criterion.weight(left),
-                              criterion.weight(right), frontier.min_weight_leaf)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        proxy = criterion.split_proxy(left, right, overwrite=True)         # this call's own sums: squared error writes into them
-    del left, right                                                         # large nodes: free what the proxy does not hold before the tie rule's temporaries
-    np.putmask(proxy, ~ok, np.inf)
+        del summed
+        proxy = _cut_proxies(left, right, np.ones(len(cuts), dtype=bool), frontier.n_left[position], frontier.n_right[position],
+                             frontier, criterion)
+        del left, right                                                     # free what the proxy does not hold before the tie rule's temporaries
+    else:                   # a chunk of positions at a time: its sums on either side (the right: node totals less left), its proxies
+        proxy, step = summed[0], max(1, RIGHT_SUMS_ELEMENTS * n // (len(frontier.totals) * summed[0].size))   # into the sums'
+        for lo in range(0, n, step):                                                               # first row, read by then
+            cut = slice(lo, lo + step)
+            left = _left_sums(summed[..., cut], frontier.n_left[cut], frontier, criterion)
+            right_part = (right[..., cut] if right is not None else frontier.totals.take(frontier.segment[cut], axis=1).reshape(
+                (len(left),) + (1,) * (left.ndim - 2) + (-1,)) - left)
+            proxy[..., cut] = _cut_proxies(left, right_part, admissible[..., cut], frontier.n_left[cut], frontier.n_right[cut],
+                                           frontier, criterion)
     scale = frontier.impurity * frontier.weight                             # the tie rule on W_t i(s): scale W_t i(t)
     if sparse: lowest, best_position = _first_best_of_cuts(proxy, cuts, n, frontier, scale, shape[:-1])
     else: lowest, best_position = segment_first_best(proxy, counts, scale, frontier.starts)
@@ -147,6 +141,28 @@ def frontier_column_splits(x_sorted, stats_sorted, frontier, criterion, positive
     return split_impurity, best_position
 
 # %% ../nbs/05_levelwise.ipynb #0de3d456
+def _left_sums(summed, n_left, frontier, criterion):
+    "The left sums (n_stats, ..., m) of cuts whose summed statistics are `summed` and samples on the left `n_left` (m,): with statistic 0 from the count if `frontier.weights_are_one` (a new array), else `summed` itself."
+    if not frontier.weights_are_one: return summed
+    left = np.empty((len(summed) + 1,) + summed.shape[1:])
+    left[1:] = summed
+    if criterion.statistics_sum_to_weight: np.subtract(n_left, summed.sum(axis=0), out=left[0])   # class 0: what the others leave
+    else: left[0] = n_left                                                   # the weight itself
+    return left
+
+def _cut_proxies(left, right, ok, n_left, n_right, frontier, criterion):
+    "The proxy of the cuts whose left and right sums are `left` and `right` (n_stats, ..., m), which it may overwrite; inf where not `ok`, or where the children's weights break `min_weight_leaf` or the criterion's own rule for them. `n_left`, `n_right` (m,): each cut's samples on either side."
+    last = tuple(range(1, left.ndim)) + (0,)
+    left, right = left.transpose(last), right.transpose(last)               # statistics on the last axis
+    if frontier.children_rule: ok = ok & criterion.admissible_children(left, right)
+    if frontier.min_weight_leaf > 0:
+        ok = ok & admissible_cuts(n_left, n_right, n_left, n_right, frontier.min_samples_leaf, criterion.weight(left),
+                                  criterion.weight(right), frontier.min_weight_leaf)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        proxy = criterion.split_proxy(left, right, overwrite=True)         # the caller's own sums: squared error writes into them
+    np.putmask(proxy, ~ok, np.inf)
+    return proxy
+
 def _first_best_of_cuts(proxy, cuts, n, frontier, scale, leading):
     "`segment_first_best` of the values `proxy` at the flattened positions `cuts` only (the other positions count as inf)."
     n_nodes = len(frontier.counts)
@@ -186,7 +202,7 @@ def segmented_sum_after(values, counts):
 # %% ../nbs/05_levelwise.ipynb #1a022478
 def own_class_before(y_sorted, w_sorted, segment, n_classes):
     "For every position along the last axis: the weight of the samples of its own class before it in its segment (`w_sorted` None: unit weights)."
-    key = segment * n_classes + y_sorted                                    # one group per (node, class)
+    key = np.multiply(segment, n_classes, dtype=np.intp) + y_sorted          # one group per (node, class): 64 bits
     short = y_sorted.astype(np.int16) if n_classes <= 2 ** 15 else y_sorted   # 16 bits: numpy's stable sort is a radix sort
     by_key = np.argsort(short, axis=-1, kind="stable")   # by class; within a class positions rise, so nodes come in order
     key_sorted = np.take_along_axis(key, by_key, axis=-1)
@@ -210,7 +226,7 @@ def frontier_class_splits(x_sorted, y_sorted, w_sorted, frontier, criterion, cla
     del x_sorted, positive_sorted                                         # each array is freed once read for the last time
     before = own_class_before(y_sorted, w_sorted, segment, n_classes)     # c: own class on the left before the sample
     w = 1.0 if w_sorted is None else w_sorted
-    after = class_totals.ravel()[segment * n_classes + y_sorted] - before  # T - c: own class from the sample on
+    after = class_totals.ravel()[np.multiply(segment, n_classes, dtype=np.intp) + y_sorted] - before   # T - c: own class from the sample on
     del y_sorted
     g = criterion.class_term
     g_left = segmented_cumsum(g(before + w) - g(before), counts)          # sum_k g(L_k) after each position
@@ -468,6 +484,8 @@ class _Growth:
         counts = self.crit.statistics_sum_to_weight and _whole_numbers(self.w)   # class counts: 32-bit integers, summed exactly
         self.stats = (np.ascontiguousarray(self.crit.stats(self.y, self.w).T, dtype=np.int32 if counts else float)   # and faster
                       if self.additive and not self.centred and not self.class_sums else None)            # (`segmented_cumsum`)
+        self.stats_from = int(self.centred and self.weights_are_one and self.splitter == "best" and not len(self.missing_columns))
+                                  # 1: the statistics by row start at the second (per depth, centred: the sweeps never read the weights)
         self.total_weight = np.add.reduceat(self.w, segment_starts(self.roots))   # (B,) each tree's training weight
         codes = self.X[:, sorted(set(categorical))]
         self.n_levels = int(np.nanmax(codes)) + 1 if len(categorical) and not np.isnan(codes).all() else 0
@@ -489,6 +507,10 @@ class _Growth:
         if self.ranks is None: return _gather(self.X, features, order)
         return self.ranks.reshape(-1).take(np.multiply(features, self.n_samples, dtype=np.intp) + order)
     def search(self, orders, counts, depth, tree=None): return _search_frontier(self, orders, counts, depth, tree)
+    def swept_stats(self, frontier):
+        "The per-sample statistics (by row) that a sweep of `frontier` reads: those of the proxy (all of them if the criterion judges the children itself), less the weights if `frontier.weights_are_one`."
+        stop = self.crit.proxy_statistics if not self.children_rule else None
+        return self.stats[int(frontier.weights_are_one) - self.stats_from:None if stop is None else stop - self.stats_from]
 
     def split(self, builder, ids, found, orders, counts, in_place=False):
         "Write the splits of a searched frontier whose nodes are `ids`; return the children's orders (in the same memory, if `in_place`) and counts."
@@ -606,14 +628,15 @@ def _node_summaries(g, orders, counts):
         return (None, np.array([v for v, _ in pairs]).reshape(len(counts), -1), np.array([i for _, i in pairs]),
                 np.add.reduceat(g.w.take(orders[0]), starts), 1.0, None, None)
     if g.centred:
+        g.stats = None                                                   # the last depth's: freed before this one's are made
         w_f = g.w[:orders.shape[1]] if g.unit_weights else g.w.take(orders[0])   # ones are ones in any order
         centre, scale, u = node_centres(g.y.take(orders[0]), w_f, counts)
         frontier_stats = g.crit.stats(u, w_f).T
         del u, w_f                                                       # done with: freed before the statistics by row are written
         node_stats = np.add.reduceat(frontier_stats, starts, axis=1)
-        position_stats = frontier_stats[:g.crit.proxy_statistics]        # the sweeps read these only (S_2 is the node's)
+        position_stats = frontier_stats[g.stats_from:g.crit.proxy_statistics]   # the sweeps read these only (S_2 is the node's)
         if g.sorted:                                                     # by row, for every feature's order
-            if g.stats is None: g.stats = np.empty((len(position_stats), g.n_samples))
+            g.stats = np.empty((len(position_stats), g.n_samples))
             g.stats[:, orders[0]] = position_stats
             position_stats = None
         del frontier_stats
@@ -805,14 +828,13 @@ def _sweep(g, swept, orders, frontier, node_stats, units, best, where):
                                                         None if g.unit_weights else g.w.take(order), frontier,
                                                         g.crit, node_stats.T, positive)
         return
-    rows = g.crit.proxy_statistics if not g.children_rule else None
-    first = 1 if frontier.weights_are_one else 0                        # the weights, if all 1, are not gathered
-    block = max(1, BLOCK_ELEMENTS // (len(g.stats[first:rows]) * orders.shape[1]))   # features searched at once
+    stats = g.swept_stats(frontier)                                      # the weights, if all 1, are not gathered
+    block = max(1, BLOCK_ELEMENTS // (len(stats) * orders.shape[1]))     # features searched at once
     for lo in range(0, len(swept), block):
         js = swept[lo:lo + block]
         order = _rows(orders, js)                                        # (B, n)
         positive = None if g.positive is None else g.positive.take(order)
-        lowest_b, where[js] = frontier_column_splits(g.compared(js[:, None], order), np.take(g.stats[first:rows], order, axis=1),
+        lowest_b, where[js] = frontier_column_splits(g.compared(js[:, None], order), np.take(stats, order, axis=1),
                                                      frontier, g.crit, positive)
         with np.errstate(invalid="ignore"):                              # to real units; inf stays inf
             best[js] = np.where(np.isfinite(lowest_b), lowest_b * units, np.inf)
@@ -842,8 +864,7 @@ def _drawn_pairs(g, searched, swept, orders, frontier, node_stats, n_stats, posi
 
 def _sweep_drawn(g, searched, swept, orders, frontier, node_stats, units, best, where):
     "As `_sweep`, for the (feature, node) pairs of the features `swept` that `searched` draws only: the pairs are the segments of one frontier."
-    rows = g.crit.proxy_statistics if not g.children_rule else None
-    stats = g.stats[(1 if frontier.weights_are_one else 0):rows]         # the weights, if all 1, are not gathered
+    stats = g.swept_stats(frontier)                                      # the weights, if all 1, are not gathered
     for j, f, offset, order, feature, pairs in _drawn_pairs(g, searched, swept, orders, frontier, node_stats, len(stats)):
         lowest, position = frontier_column_splits(g.compared(feature, order), stats.take(order, axis=1), pairs, g.crit,
                                                   None if g.positive is None else g.positive.take(order))

@@ -523,7 +523,7 @@ def check_tree_data(X, y, criterion, n_classes=None):
     X = np.asarray(X, dtype=float)
     if X.ndim != 2: raise ValueError(f"X must be 2-D (samples x features), got {X.ndim}-D")
     if X.shape[0] == 0 or X.shape[1] == 0: raise ValueError(f"X must have at least one row and one column, got shape {X.shape}")
-    if np.isinf(X).any():
+    if np.isinf(np.fmax.reduce(X, axis=None)) or np.isinf(np.fmin.reduce(X, axis=None)):   # NaN skipped; no N x D mask
         raise ValueError("X contains infinity: a tree reads NaN as a missing value, but +-inf is neither a value it can cut "
                          "between nor a missing one; replace it by NaN (missing) or by a large finite number")
     y = np.asarray(y)
