@@ -134,15 +134,15 @@ class SquaredError(Criterion):
         y, w = np.asarray(y, dtype=float), np.asarray(sample_weight, dtype=float)
         total = w.sum()
         self.shift = float((w * y).sum() / total) if total > 0 else 0.0   # not np.dot: BLAS would start threads
-        u = y - self.shift
-        if not (w > 0).all(): u[w <= 0] = 0.0                # a weightless sample contributes 0, even an extreme one
-        largest = max(float(u.max(initial=0.0)), -float(u.min(initial=0.0)))
+        S = np.empty((len(y), 3))                            # in place: u lives in the last column until w u^2 replaces
+        u = np.subtract(y, self.shift, out=S[:, 2])          # it, so the result is the only array (a level of 100k
+        if not (w > 0).all(): u[w <= 0] = 0.0                # samples would otherwise hold five); a weightless sample
+        largest = max(float(u.max(initial=0.0)), -float(u.min(initial=0.0)))   # contributes 0, even an extreme one
         self.scale = largest if largest > 0 else 1.0
         u /= self.scale                                      # in [-1, 1]: no square overflows, no sum exceeds W
-        S = np.empty((len(u), 3))                            # in place: one array of u besides the result (a level of
-        S[:, 0] = w                                          # 100k samples would otherwise hold five)
+        S[:, 0] = w
         np.multiply(w, u, out=S[:, 1])
-        np.multiply(S[:, 1], u, out=S[:, 2])
+        np.multiply(S[:, 1], u, out=S[:, 2])                 # w u times u, over u itself
         return S
     def weight(self, S): return S[..., 0]
     def value(self, S):
