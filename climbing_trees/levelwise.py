@@ -16,13 +16,13 @@ from .criteria import ClassificationCriterion, Criterion, make_criterion, median
 from .categorical import column_searches
 
 # %% auto #0
-__all__ = ['SPARSE_CUTS', 'SPARSE_MIN_POSITIONS', 'RIGHT_SUMS_ELEMENTS', 'PARTITION_SORT_BELOW', 'BLOCK_ELEMENTS',
-           'CLASS_SUMS_FROM', 'STABLE_SORT_BELOW', 'RANKS_FROM_BYTES', 'DRAWN_PAIRS_BELOW', 'TREES_BATCH_ELEMENTS',
-           'segment_starts', 'segmented_cumsum', 'segment_sums', 'segment_first_best', 'Frontier', 'frontier_layout',
-           'frontier_column_splits', 'segmented_sum_after', 'own_class_before', 'frontier_class_splits',
-           'partition_orders', 'node_centres', 'frontier_random_splits', 'frontier_missing_splits', 'FrontierSearch',
-           'presort', 'keeps_orders', 'grow_levelwise', 'grow_best_first', 'subset_orders', 'trees_orders',
-           'grow_trees']
+__all__ = ['FIRST_BEST_LISTED_FROM', 'SPARSE_CUTS', 'SPARSE_MIN_POSITIONS', 'RIGHT_SUMS_ELEMENTS', 'PARTITION_SORT_BELOW',
+           'BLOCK_ELEMENTS', 'CLASS_SUMS_FROM', 'STABLE_SORT_BELOW', 'RANKS_FROM_BYTES', 'DRAWN_PAIRS_BELOW',
+           'TREES_BATCH_ELEMENTS', 'segment_starts', 'segmented_cumsum', 'segment_sums', 'segment_first_best',
+           'Frontier', 'frontier_layout', 'frontier_column_splits', 'segmented_sum_after', 'own_class_before',
+           'frontier_class_splits', 'partition_orders', 'node_centres', 'frontier_random_splits',
+           'frontier_missing_splits', 'FrontierSearch', 'presort', 'keeps_orders', 'grow_levelwise', 'grow_best_first',
+           'subset_orders', 'trees_orders', 'grow_trees']
 
 # %% ../nbs/05_levelwise.ipynb #1a4c33b4
 def segment_starts(counts):
@@ -50,11 +50,16 @@ def segment_sums(values, starts, axis=-1):
     return np.add.reduceat(values, starts, axis=axis, dtype=np.int32 if small else None)
 
 # %% ../nbs/05_levelwise.ipynb #095ee747
+FIRST_BEST_LISTED_FROM = 2 ** 13   # from this many entries on, the qualifying positions are listed, not marked
+
 def segment_first_best(values, counts, scale, starts=None):
-    "Per segment, along the last axis of `values`: the minimum and the first position that ties with it (chapter 02's tie rule, `scale` per segment; `starts` if known); a segment with no finite value gets its first position."
+    "Per segment, along the last axis of `values`: the minimum and the first position that ties with it (chapter 02's tie rule, `scale` per segment; `starts` if known); a segment without a cut (all inf) gets its first position."
     starts = segment_starts(counts) if starts is None else starts
     lowest = np.minimum.reduceat(values, starts, axis=-1)
     bound = lowest + TIE_TOLERANCE * np.abs(scale)              # `ties_with_best`'s bound, once per segment: one long temporary
+    if values.size < FIRST_BEST_LISTED_FROM:                     # short: mark every position (fewer calls), take the first
+        positions = np.where(values <= np.repeat(bound, counts, axis=-1), np.arange(values.shape[-1]), values.shape[-1])
+        return lowest, np.minimum.reduceat(positions, starts, axis=-1)
     bound[~np.isfinite(lowest)] = -np.inf                        # no cut there: nothing qualifies (inf <= inf would)
     qualifying = np.flatnonzero(values <= np.repeat(bound, counts, axis=-1))   # few: each segment's best and its ties
     n = values.shape[-1]
@@ -86,8 +91,8 @@ def frontier_layout(counts, node_stats, criterion, searchable, min_samples_leaf=
     "The `Frontier` of a depth with `counts` samples per node, node statistics (n_stats, F) and `searchable` nodes (`totals`: keep the node totals the proxy reads; `impurity` and `weight`: the criterion's, if already computed; `positions`: also the per-position arrays a sweep reads, which a cut at a drawn threshold does not)."
     starts, segment, n_left, n_right, allowed = segment_starts(counts), None, None, None, None
     if positions:
-        small = np.int32 if np.sum(counts) < 2 ** 31 else np.intp          # as the orders: half the memory of intp
-        segment = np.arange(len(counts), dtype=small).repeat(counts)
+        segment = np.arange(len(counts)).repeat(counts)
+        small = np.int32 if len(segment) < 2 ** 31 else np.intp           # as the orders: half the memory of intp
         n_left = np.arange(1, len(segment) + 1, dtype=small) - starts.astype(small)[segment]
         n_right = counts.astype(small)[segment] - n_left
         allowed = searchable[segment] & admissible_cuts(n_left, n_right, n_left, n_right, min_samples_leaf)
@@ -202,7 +207,7 @@ def segmented_sum_after(values, counts):
 # %% ../nbs/05_levelwise.ipynb #1a022478
 def own_class_before(y_sorted, w_sorted, segment, n_classes):
     "For every position along the last axis: the weight of the samples of its own class before it in its segment (`w_sorted` None: unit weights)."
-    key = np.multiply(segment, n_classes, dtype=np.intp) + y_sorted          # one group per (node, class): 64 bits
+    key = segment * n_classes + y_sorted                                    # one group per (node, class)
     short = y_sorted.astype(np.int16) if n_classes <= 2 ** 15 else y_sorted   # 16 bits: numpy's stable sort is a radix sort
     by_key = np.argsort(short, axis=-1, kind="stable")   # by class; within a class positions rise, so nodes come in order
     key_sorted = np.take_along_axis(key, by_key, axis=-1)
@@ -226,7 +231,7 @@ def frontier_class_splits(x_sorted, y_sorted, w_sorted, frontier, criterion, cla
     del x_sorted, positive_sorted                                         # each array is freed once read for the last time
     before = own_class_before(y_sorted, w_sorted, segment, n_classes)     # c: own class on the left before the sample
     w = 1.0 if w_sorted is None else w_sorted
-    after = class_totals.ravel()[np.multiply(segment, n_classes, dtype=np.intp) + y_sorted] - before   # T - c: own class from the sample on
+    after = class_totals.ravel()[segment * n_classes + y_sorted] - before  # T - c: own class from the sample on
     del y_sorted
     g = criterion.class_term
     g_left = segmented_cumsum(g(before + w) - g(before), counts)          # sum_k g(L_k) after each position
