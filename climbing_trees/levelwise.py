@@ -50,7 +50,7 @@ def segment_sums(values, starts, axis=-1):
     return np.add.reduceat(values, starts, axis=axis, dtype=np.int32 if small else None)
 
 # %% ../nbs/05_levelwise.ipynb #095ee747
-FIRST_BEST_LISTED_FROM = 2 ** 13   # from this many entries on, the qualifying positions are listed, not marked
+FIRST_BEST_LISTED_FROM = 2 ** 15   # from this many entries on, the qualifying positions are listed, not marked
 
 def segment_first_best(values, counts, scale, starts=None):
     "Per segment, along the last axis of `values`: the minimum and the first position that ties with it (chapter 02's tie rule, `scale` per segment; `starts` if known); a segment without a cut (all inf) gets its first position."
