@@ -114,7 +114,7 @@ def frontier_column_splits(x_sorted, stats_sorted, frontier, criterion, positive
     admissible = _admissible_positions(x_sorted, frontier, positive_sorted)
     del x_sorted, positive_sorted                # gathered for this call: their memory is free before the sums are made
     stats_sorted = stats_sorted[:len(frontier.totals) - frontier.weights_are_one]   # the statistics the proxy reads, given
-    summed = segmented_cumsum(stats_sorted, counts, out=np.empty(stats_sorted.shape), starts=frontier.starts)   # (.., ..., n) floats
+    summed = segmented_cumsum(stats_sorted, counts, out=np.empty(stats_sorted.shape), starts=frontier.starts)   # (given, ..., n) floats
     right = segmented_sum_after(stats_sorted, counts) if frontier.children_rule else None   # Poisson: exact right sums
     del stats_sorted
     sparse = (admissible.size >= SPARSE_MIN_POSITIONS                       # on small arrays the calls cost more than the work
@@ -633,7 +633,6 @@ def _node_summaries(g, orders, counts):
         return (None, np.array([v for v, _ in pairs]).reshape(len(counts), -1), np.array([i for _, i in pairs]),
                 np.add.reduceat(g.w.take(orders[0]), starts), 1.0, None, None)
     if g.centred:
-        g.stats = None                                                   # the last depth's: freed before this one's are made
         w_f = g.w[:orders.shape[1]] if g.unit_weights else g.w.take(orders[0])   # ones are ones in any order
         centre, scale, u = node_centres(g.y.take(orders[0]), w_f, counts)
         frontier_stats = g.crit.stats(u, w_f).T
@@ -641,7 +640,7 @@ def _node_summaries(g, orders, counts):
         node_stats = np.add.reduceat(frontier_stats, starts, axis=1)
         position_stats = frontier_stats[g.stats_from:g.crit.proxy_statistics]   # the sweeps read these only (S_2 is the node's)
         if g.sorted:                                                     # by row, for every feature's order
-            g.stats = np.empty((len(position_stats), g.n_samples))
+            if g.stats is None: g.stats = np.empty((len(position_stats), g.n_samples))
             g.stats[:, orders[0]] = position_stats
             position_stats = None
         del frontier_stats
