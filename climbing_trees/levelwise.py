@@ -633,6 +633,7 @@ def _node_summaries(g, orders, counts):
         return (None, np.array([v for v, _ in pairs]).reshape(len(counts), -1), np.array([i for _, i in pairs]),
                 np.add.reduceat(g.w.take(orders[0]), starts), 1.0, None, None)
     if g.centred:
+        g.stats = None                              # the last depth's, freed first: the resident peak is lower (measured)
         w_f = g.w[:orders.shape[1]] if g.unit_weights else g.w.take(orders[0])   # ones are ones in any order
         centre, scale, u = node_centres(g.y.take(orders[0]), w_f, counts)
         frontier_stats = g.crit.stats(u, w_f).T
@@ -640,7 +641,7 @@ def _node_summaries(g, orders, counts):
         node_stats = np.add.reduceat(frontier_stats, starts, axis=1)
         position_stats = frontier_stats[g.stats_from:g.crit.proxy_statistics]   # the sweeps read these only (S_2 is the node's)
         if g.sorted:                                                     # by row, for every feature's order
-            if g.stats is None: g.stats = np.empty((len(position_stats), g.n_samples))
+            g.stats = np.empty((len(position_stats), g.n_samples))
             g.stats[:, orders[0]] = position_stats
             position_stats = None
         del frontier_stats
