@@ -16,13 +16,13 @@ from .criteria import ClassificationCriterion, Criterion, make_criterion, median
 from .categorical import column_searches
 
 # %% auto #0
-__all__ = ['FIRST_BEST_LISTED_FROM', 'SPARSE_CUTS', 'SPARSE_MIN_POSITIONS', 'RIGHT_SUMS_ELEMENTS', 'PARTITION_SORT_BELOW',
-           'BLOCK_ELEMENTS', 'CLASS_SUMS_FROM', 'STABLE_SORT_BELOW', 'RANKS_FROM_BYTES', 'DRAWN_PAIRS_BELOW',
-           'TREES_BATCH_ELEMENTS', 'segment_starts', 'segmented_cumsum', 'segment_sums', 'segment_first_best',
-           'Frontier', 'frontier_layout', 'frontier_column_splits', 'segmented_sum_after', 'own_class_before',
-           'frontier_class_splits', 'partition_orders', 'node_centres', 'frontier_random_splits',
-           'frontier_missing_splits', 'FrontierSearch', 'presort', 'keeps_orders', 'grow_levelwise', 'grow_best_first',
-           'subset_orders', 'trees_orders', 'grow_trees']
+__all__ = ['FIRST_BEST_LISTED_FROM', 'SPARSE_CUTS', 'SPARSE_MIN_POSITIONS', 'RIGHT_SUMS_ELEMENTS', 'BLOCK_ELEMENTS',
+           'CLASS_SUMS_FROM', 'STABLE_SORT_BELOW', 'RANKS_FROM_BYTES', 'DRAWN_PAIRS_BELOW', 'TREES_BATCH_ELEMENTS',
+           'segment_starts', 'segmented_cumsum', 'segment_sums', 'segment_first_best', 'Frontier', 'frontier_layout',
+           'frontier_column_splits', 'segmented_sum_after', 'own_class_before', 'frontier_class_splits',
+           'partition_orders', 'node_centres', 'frontier_random_splits', 'frontier_missing_splits', 'FrontierSearch',
+           'presort', 'keeps_orders', 'grow_levelwise', 'grow_best_first', 'subset_orders', 'trees_orders',
+           'grow_trees']
 
 # %% ../nbs/05_levelwise.ipynb #1a4c33b4
 def segment_starts(counts):
@@ -250,69 +250,32 @@ def frontier_class_splits(x_sorted, y_sorted, w_sorted, frontier, criterion, cla
     return np.maximum(lowest / frontier.weight, 0.0), position
 
 # %% ../nbs/05_levelwise.ipynb #ff7a47ea
-PARTITION_SORT_BELOW = 2 ** 14   # below this many (feature, position) pairs a block is partitioned by a radix sort: fewer calls
-
-def partition_orders(orders, goes_left, counts, split, block=None, in_place=False, by_sort=None, by_position=False):
-    "Stable partition of every feature's order: each splitting node's segment becomes its left then its right child; leaves' samples are dropped. Features go `block` at a time (None: all at once); `in_place` overwrites the start of each row of `orders` and returns a view; `by_sort` (None: if the orders hold fewer than `PARTITION_SORT_BELOW` positions) partitions by a stable sort instead; `by_position`: `goes_left` is the side of each position of a single order (a growth without sorted orders knows them), not of each sample: scattered, never sorted."
+def partition_orders(orders, goes_left, counts, split, block=None, in_place=False, by_position=False):
+    "Stable partition of every feature's order into the next frontier's: the left children of the splitting nodes, in node order, then their right children, in the same order; the samples of nodes that became leaves are dropped. Returns the orders and the children's counts, in that layout. Features go `block` at a time (None: all at once); `in_place` writes over the memory of `orders` (a C-ordered `orders` stays C-ordered) and returns a view; `by_position`: `goes_left` is the side of each position of a single order (a growth without sorted orders knows them), not of each sample."
     if by_position and len(orders) != 1: raise ValueError("sides by position partition a single order; give the sides of the samples")
-    if by_sort is None: by_sort = not by_position and orders.size < PARTITION_SORT_BELOW   # then child numbers fit 16 bits
-    if by_sort: return _partition_by_sort(orders, goes_left, counts, split, block, in_place)
-    block = block or len(orders)
-    starts, n = segment_starts(counts), orders.shape[1]
-    kept_at = np.repeat(split, counts)                                 # each position: its node splits
-    if by_position: goes_left = goes_left & kept_at                    # a leaf's samples are never on the left
+    first = goes_left if by_position else goes_left.take(orders[0])         # each position's side, along the first order
+    side = ((~first).view(np.uint8) if split.all()                          # 0: left, 1: right,
+            else np.where(np.repeat(split, counts), ~first, 2).astype(np.uint8))   # 2: a leaf's sample, dropped
+    n_left = segment_sums(side == 0, segment_starts(counts)) if len(side) else np.zeros(len(counts), int)
+    child_counts = np.concatenate([n_left[split], (counts - n_left)[split]])
+    lefts, kept = int(n_left[split].sum()), int(child_counts.sum())
+    if by_position: sides = lambda flat: side
     else:
-        kept = np.zeros(len(goes_left), dtype=bool)
-        kept[orders[0]] = kept_at
-        goes_left = goes_left & kept
-    sides = (lambda order: goes_left.reshape(order.shape)) if by_position else goes_left.take   # each position's side
-    n_left = segment_sums(sides(orders[0]), starts) if n else np.zeros(0, int)   # every node's (a leaf's: 0)
-    child_counts = np.column_stack([n_left, counts - n_left])[split].ravel()
-    n_kept = int(child_counts.sum())
-    if not n_kept: return (orders[:, :0] if in_place else np.empty((len(orders), 0), dtype=orders.dtype)), child_counts
-    width = n_kept if split.all() else n_kept + n                      # a leaf's samples land past the kept ones, cut off
-    small = np.int32 if 3 * n * min(block, len(orders)) < 2 ** 31 else np.intp   # positions: half the traffic in 32 bits
-    child_starts = segment_starts(child_counts)
-    rank = np.maximum(np.cumsum(split) - 1, 0)                        # rank of each splitting node among them
-    lefts_before = segment_starts(n_left)      # left samples in the nodes before each: the same count in every feature's order
-    base = np.where(split, child_starts[1::2][rank] - starts, n_kept) + lefts_before
-    right_base = np.repeat(base.astype(small), counts)
-    right_base += np.arange(n, dtype=small)                           # a right sample's target, before the lefts up to it
-    to_left = np.repeat((child_starts[0::2][rank] - lefts_before - 1).astype(small), counts)
-    to_left -= right_base                                             # left target - right target, less 2 x the lefts up to it
-    result = orders if in_place else np.empty((len(orders), n_kept), dtype=orders.dtype)
-    buffer = None if not in_place and width == n_kept else np.empty((min(block, len(orders)), width), dtype=orders.dtype)
+        of_sample = np.empty(len(goes_left), dtype=np.uint8)                # each sample's code, read along every order
+        of_sample[orders[0]] = side
+        sides = of_sample.take
+    if not in_place: result = np.empty((len(orders), kept), dtype=orders.dtype)
+    elif orders.flags.c_contiguous: result = orders.reshape(-1)[:len(orders) * kept].reshape(len(orders), kept)
+    else: result = orders[:, :kept]
+    block = block or len(orders)
     for lo in range(0, len(orders), block):
-        order = orders[lo:lo + block]
-        written = result[lo:lo + block] if buffer is None else buffer[:len(order)]
-        left = sides(order)
-        left_so_far = np.cumsum(left, axis=-1, dtype=small)          # one running count: the bases absorb earlier nodes'
-        target = right_base - left_so_far                            # the right child's target, then the left's where left:
-        left_so_far *= 2                                             # arithmetic, not np.where, whose branch on an
-        left_so_far += to_left                                       # unpredictable side costs several times more
-        left_so_far *= left
-        target += left_so_far
-        if len(order) > 1: target += (np.arange(len(order), dtype=small) * width)[:, None]   # into the flattened block
-        written.reshape(-1)[target] = order
-        if buffer is not None: result[lo:lo + block, :n_kept] = written[:, :n_kept]   # read before it is overwritten
-    return result[:, :n_kept], child_counts
-
-# %% ../nbs/05_levelwise.ipynb #84eeb080
-def _partition_by_sort(orders, goes_left, counts, split, block=None, in_place=False):
-    "`partition_orders` as a stable sort of every order by each sample's child, `block` features at a time: the r-th splitting node's children are 2r (left) and 2r + 1; leaves' samples sort last and are dropped."
-    n_split = int(np.count_nonzero(split))
-    child = np.where(split, 2 * (split.cumsum() - 1), 2 * n_split).repeat(counts) + ~goes_left[orders[0]]   # by position
-    key = np.empty(len(goes_left), dtype=np.int16 if n_split < 2 ** 14 else np.intp)   # 16 bits: a radix sort
-    key[orders[0]] = child
-    child_counts = np.bincount(child, minlength=2 * n_split + 2)[:2 * n_split]
-    kept, block = int(child_counts.sum()), block or len(orders)
-    new_orders = orders if in_place else np.empty((len(orders), kept), dtype=orders.dtype)
-    for lo in range(0, len(orders), block):
-        rows = orders[lo:lo + block]
-        by_child = key[rows].argsort(axis=1, kind="stable")[:, :kept]
-        by_child += np.arange(0, rows.size, rows.shape[1])[:, None]      # into the flattened rows: one take
-        new_orders[lo:lo + block, :kept] = rows.take(by_child)           # a copy: the rows are read before they are overwritten
-    return (new_orders[:, :kept] if in_place else new_orders), child_counts
+        flat = orders[lo:lo + block].reshape(-1)                            # the block's orders, one after another
+        side_at = sides(flat)
+        left, right = flat.compress(side_at == 0), flat.compress(side_at == 1)   # copies, made before the rows are overwritten
+        into = result[lo:lo + block]                                        # (row r of the result starts before row r of
+        into[:, :lefts] = left.reshape(len(into), lefts)                    # the orders: later rows are not touched)
+        into[:, lefts:] = right.reshape(len(into), kept - lefts)
+    return result, child_counts
 
 # %% ../nbs/05_levelwise.ipynb #77bc40bb
 def node_centres(y_sorted, w_sorted, counts):
@@ -679,34 +642,35 @@ def _features_to_search(g, orders, counts, searchable, tree=None):
     ends = _gather(g.X, np.arange(g.n_features)[:, None], np.concatenate([orders[:, starts], last], axis=1))   # one gather
     lowest_x, highest_x = ends[:, :n_nodes], ends[:, n_nodes:]          # (D, F) each: segments are sorted
     constant = constant_features(lowest_x, highest_x, False if n_missing is None else n_missing > 0)
-    trees = _tree_slices(g, tree, n_nodes)
     searched = (~constant if g.max_features is None else          # nothing drawn: no loop over the trees
-                np.concatenate([draw_features(constant[:, nodes].T, g.max_features, rng).T for nodes, rng in trees], axis=1))
+                _per_tree(g, tree, n_nodes, lambda rng, nodes, k: draw_features(constant[:, nodes].T, g.max_features, rng).T))
     searched &= searchable
     if g.splitter == "random":
-        uniform = np.concatenate([rng.random((g.n_features, nodes.stop - nodes.start)) for nodes, rng in trees], axis=1)
+        uniform = _per_tree(g, tree, n_nodes, lambda rng, nodes, k: rng.random((g.n_features, k)))
         threshold = lowest_x + (highest_x - lowest_x) * uniform
         threshold = np.where(threshold == highest_x, lowest_x, threshold)               # scikit-learn's redraw rule
         if n_missing is not None:                                                        # the missing side, drawn too
-            missing_left = np.concatenate([rng.random((g.n_features, nodes.stop - nodes.start)) < 0.5 for nodes, rng in trees], axis=1)
+            missing_left = _per_tree(g, tree, n_nodes, lambda rng, nodes, k: rng.random((g.n_features, k)) < 0.5)
     elif n_missing is not None: missing_left = np.zeros(n_missing.shape, dtype=bool)
     return searched, threshold, n_missing, missing_left
 
-def _tree_slices(g, tree, n_nodes):
-    "Each tree's nodes in a frontier (a slice: a tree's nodes are consecutive) and its generator."
-    if tree is None or len(g.rngs) == 1: return [(slice(0, n_nodes), g.rngs[0])]
-    bounds = np.flatnonzero(tree[1:] != tree[:-1]) + 1
-    starts, stops = np.r_[0, bounds], np.r_[bounds, n_nodes]
-    return [(slice(a, b), g.rngs[tree[a]]) for a, b in zip(starts.tolist(), stops.tolist())]
+def _per_tree(g, tree, n_nodes, draw):
+    "`draw(rng, nodes, k)`, (..., k), for each tree's `k` nodes of a frontier of `n_nodes` (`tree`: one per node, None: all of tree 0) with the tree's own generator, `nodes` their indices in frontier order (a slice for a lone tree): the draws put together in frontier order, (..., n_nodes). A tree's nodes need not be consecutive: each tree draws for its own nodes in the same order whatever trees share the frontier."
+    if tree is None or len(g.rngs) == 1: return draw(g.rngs[0], slice(0, n_nodes), n_nodes)
+    grouped = np.argsort(tree, kind="stable")                           # each tree's nodes, in frontier order
+    parts = np.split(grouped, np.flatnonzero(np.diff(tree[grouped])) + 1)
+    drawn = np.concatenate([draw(g.rngs[tree[nodes[0]]], nodes, len(nodes)) for nodes in parts], axis=-1)
+    in_frontier = np.empty_like(drawn)
+    in_frontier[..., grouped] = drawn
+    return in_frontier
 
 def _search_without_orders(g, rows, stats, counts, frontier, units, best, where, tree=None):
     "The search of a growth without orders (random thresholds, numeric columns without missing values), with `_features_to_search`'s draws from the same generators: each searchable node's first `max_features` drawn features (all if None) in slots, one (slot, node) value per row gathered from X's columns once for its range, its threshold and its cut; a node whose slots are all constant draws on, one feature at a time, into slot 0. Writes i(s) into `best` and positions into `where`; returns the searched pairs and the thresholds, (D, F) each, and the slots. `rows`: the frontier's rows grouped by node, `stats` their statistics."
     n_nodes, D = len(counts), g.n_features
-    trees = _tree_slices(g, tree, n_nodes)
     active = np.flatnonzero(frontier.searchable)
     if g.max_features is None: drawn, m = np.broadcast_to(np.arange(D), (len(active), D)), D     # every feature, no draw
     else:                           # every node draws (the generators advance as in `_features_to_search`), the searchable rank
-        drawn = np.concatenate([rng.random((s.stop - s.start, D)) for s, rng in trees])[active].argsort(axis=1)
+        drawn = _per_tree(g, tree, n_nodes, lambda rng, nodes, k: rng.random((k, D)).T).T[active].argsort(axis=1)
         m = g.max_features
     size = counts[active]
     offset = np.cumsum(size) - size                                      # each active node's start among the active rows
@@ -732,7 +696,7 @@ def _search_without_orders(g, rows, stats, counts, frontier, units, best, where,
         kept = np.repeat(ok, sizes)
         x[0, positions[kept]] = values[kept]
         stuck[done], step = False, step + 1
-    uniform = np.concatenate([rng.random((D, s.stop - s.start)) for s, rng in trees], axis=1)
+    uniform = _per_tree(g, tree, n_nodes, lambda rng, nodes, k: rng.random((D, k)))
     threshold = lowest + (highest - lowest) * uniform[feature, active]
     threshold = np.where(threshold == highest, lowest, threshold)          # scikit-learn's redraw rule
     nodes = frontier._replace(counts=size, totals=frontier.totals[:, active], constant=frontier.constant[active],
@@ -858,7 +822,11 @@ def _drawn_pairs(g, searched, swept, orders, frontier, node_stats, n_stats, posi
         j, f, size = js[a:b], fs[a:b], sizes[a:b]
         offset = np.cumsum(size) - size                                   # each pair's first position among the pairs
         feature = np.repeat(j, size)
-        order = orders[feature, np.repeat(starts[f] - offset, size) + np.arange(offset[-1] + size[-1])]   # a gather: a copy
+        if orders.flags.c_contiguous:                                     # one index into the flattened orders (C-ordered
+            flat = np.repeat(starts[f] - offset + j * orders.shape[1], size)  # after every in-place partition), not
+            flat += np.arange(len(flat))                                  # a pair of indices (feature, position)
+            order = orders.reshape(-1).take(flat)
+        else: order = orders[feature, np.repeat(starts[f] - offset, size) + np.arange(offset[-1] + size[-1])]   # a gather: a copy
         pairs = (frontier_layout(size, node_stats[:, f], g.crit, frontier.searchable[f], frontier.min_samples_leaf,
                                  frontier.min_weight_leaf, frontier.children_rule, True, frontier.weights_are_one,
                                  frontier.impurity[f], frontier.weight[f]) if positions else
@@ -943,8 +911,8 @@ def _grow_depth_by_depth(growth):
         ids = builder.add_nodes(parents, is_left, found.value, found.impurity, counts, found.weight)
         if not found.splits.any(): break
         orders, counts = growth.split(builder, ids, found, orders, counts, in_place=True)
-        parents, tree = ids[found.splits].repeat(2), tree[found.splits].repeat(2)
-        is_left = np.arange(len(parents)) % 2 == 0                            # left, right, left, right, ...
+        parents, tree = np.tile(ids[found.splits], 2), np.tile(tree[found.splits], 2)   # the partition's layout: the left
+        is_left = np.arange(len(parents)) < len(parents) // 2                           # children, then the right ones
         depth += 1
     return builder
 

@@ -188,16 +188,16 @@ def test_presort_is_the_stable_sort(seed, n, d, n_values, nan_share, below):
 
 
 def _partition_by_hand(orders, goes_left, counts, split):
-    "Each splitting node's segment of every order as its left samples, then its right ones, in the order met; leaves dropped."
-    segments = [np.split(order, np.cumsum(counts)[:-1]) for order in orders]
-    return np.array([np.concatenate([np.r_[s[goes_left[s]], s[~goes_left[s]]] for s, kept in zip(row, split) if kept] or [[]])
+    "Every order as the splitting nodes' left samples, node by node, then their right ones, each in the order met; leaves dropped."
+    segments = [[s for s, kept in zip(np.split(order, np.cumsum(counts)[:-1]), split) if kept] for order in orders]
+    return np.array([np.concatenate([s[goes_left[s]] for s in row] + [s[~goes_left[s]] for s in row] + [[]])
                      for row in segments], dtype=orders.dtype)
 
 
 @settings(max_examples=200, deadline=None)
 @given(st.integers(0, 2**32 - 1), st.integers(1, 12), st.integers(1, 4), st.sampled_from([None, 1, 2, 3]), st.booleans())
 def test_every_partition_of_the_orders_is_the_stable_one(seed, n_nodes, n_features, block, in_place):
-    "The scatter (one running count per feature), the radix sort and the scatter by position all give each child its samples in their order; a leaf's sides do not matter."
+    "The partition by sample and by position both give each child its samples in their order, left children first; a leaf's sides do not matter."
     from climbing_trees.levelwise import partition_orders
     rng = np.random.default_rng(seed)
     counts = rng.integers(1, 9, n_nodes)
@@ -205,9 +205,9 @@ def test_every_partition_of_the_orders_is_the_stable_one(seed, n_nodes, n_featur
     orders = np.stack([np.concatenate([rng.permutation(m) for m in members]) for _ in range(n_features)]).astype(np.int32)
     goes_left, split = rng.random(counts.sum()) < 0.5, rng.random(n_nodes) < 0.7
     expected = _partition_by_hand(orders, goes_left, counts, split)
-    for by_sort in (False, True):
-        got, child_counts = partition_orders(orders.copy(), goes_left, counts, split, block, in_place, by_sort=by_sort)
-        assert np.array_equal(got, expected)
-        assert child_counts.sum() == expected.shape[1] and len(child_counts) == 2 * np.count_nonzero(split)
+    got, child_counts = partition_orders(orders.copy(), goes_left, counts, split, block, in_place)
+    assert np.array_equal(got, expected)
+    lefts = [np.count_nonzero(goes_left[s]) for s, kept in zip(np.split(orders[0], np.cumsum(counts)[:-1]), split) if kept]
+    assert np.array_equal(child_counts, np.r_[lefts, counts[split] - lefts])
     got, _ = partition_orders(orders[:1].copy(), goes_left[orders[0]], counts, split, in_place=in_place, by_position=True)
     assert np.array_equal(got, expected[:1])
