@@ -643,35 +643,38 @@ def _features_to_search(g, orders, counts, searchable, tree=None):
     lowest_x, highest_x = ends[:, :n_nodes], ends[:, n_nodes:]          # (D, F) each: segments are sorted
     constant = constant_features(lowest_x, highest_x, False if n_missing is None else n_missing > 0)
     searched = (~constant if g.max_features is None else          # nothing drawn: no loop over the trees
-                _per_tree(g, tree, n_nodes, lambda rng, nodes, k: draw_features(constant[:, nodes].T, g.max_features, rng).T))
+                _per_tree(g, tree, n_nodes, lambda rng, nodes, k: draw_features(constant[:, nodes].T, g.max_features, rng)).T)
     searched &= searchable
     if g.splitter == "random":
-        uniform = _per_tree(g, tree, n_nodes, lambda rng, nodes, k: rng.random((g.n_features, k)))
+        uniform = _per_tree(g, tree, n_nodes, lambda rng, nodes, k: rng.random((g.n_features, k)).T).T
         threshold = lowest_x + (highest_x - lowest_x) * uniform
         threshold = np.where(threshold == highest_x, lowest_x, threshold)               # scikit-learn's redraw rule
         if n_missing is not None:                                                        # the missing side, drawn too
-            missing_left = _per_tree(g, tree, n_nodes, lambda rng, nodes, k: rng.random((g.n_features, k)) < 0.5)
+            missing_left = _per_tree(g, tree, n_nodes, lambda rng, nodes, k: rng.random((g.n_features, k)).T < 0.5).T
     elif n_missing is not None: missing_left = np.zeros(n_missing.shape, dtype=bool)
     return searched, threshold, n_missing, missing_left
 
 def _per_tree(g, tree, n_nodes, draw):
-    "`draw(rng, nodes, k)`, (..., k), for each tree's `k` nodes of a frontier of `n_nodes` (`tree`: one per node, None: all of tree 0) with the tree's own generator, `nodes` their indices in frontier order (a slice for a lone tree): the draws put together in frontier order, (..., n_nodes). A tree's nodes need not be consecutive: each tree draws for its own nodes in the same order whatever trees share the frontier."
+    "`draw(rng, nodes, k)`, (k, ...): one row per node, for each tree's `k` nodes of a frontier of `n_nodes` (`tree`: one per node, None: all of tree 0) with the tree's own generator, `nodes` their indices in frontier order (a slice for a lone tree): the draws put together in frontier order, (n_nodes, ...). A tree's nodes need not be consecutive: each tree draws for its own nodes in the same order whatever trees share the frontier."
     if tree is None or len(g.rngs) == 1: return draw(g.rngs[0], slice(0, n_nodes), n_nodes)
     grouped = np.argsort(tree, kind="stable")                           # each tree's nodes, in frontier order
     parts = np.split(grouped, np.flatnonzero(np.diff(tree[grouped])) + 1)
-    drawn = np.concatenate([draw(g.rngs[tree[nodes[0]]], nodes, len(nodes)) for nodes in parts], axis=-1)
+    drawn = np.concatenate([draw(g.rngs[tree[nodes[0]]], nodes, len(nodes)) for nodes in parts])
     in_frontier = np.empty_like(drawn)
-    in_frontier[..., grouped] = drawn
+    in_frontier[grouped] = drawn                                        # whole rows: one contiguous copy per node
     return in_frontier
 
 def _search_without_orders(g, rows, stats, counts, frontier, units, best, where, tree=None):
     "The search of a growth without orders (random thresholds, numeric columns without missing values), with `_features_to_search`'s draws from the same generators: each searchable node's first `max_features` drawn features (all if None) in slots, one (slot, node) value per row gathered from X's columns once for its range, its threshold and its cut; a node whose slots are all constant draws on, one feature at a time, into slot 0. Writes i(s) into `best` and positions into `where`; returns the searched pairs and the thresholds, (D, F) each, and the slots. `rows`: the frontier's rows grouped by node, `stats` their statistics."
     n_nodes, D = len(counts), g.n_features
     active = np.flatnonzero(frontier.searchable)
+    def keys_and_uniforms(rng, nodes, k):      # every node draws, as in `_features_to_search`: D keys that rank the features
+        keys = [rng.random((k, D))] if g.max_features is not None else []   # (if `max_features`), then D uniforms
+        return np.concatenate(keys + [rng.random((D, k)).T], axis=1)        # for the thresholds; one call, one row a node
+    draws = _per_tree(g, tree, n_nodes, keys_and_uniforms)
+    uniform = draws[:, -D:]                                              # (F, D)
     if g.max_features is None: drawn, m = np.broadcast_to(np.arange(D), (len(active), D)), D     # every feature, no draw
-    else:                           # every node draws (the generators advance as in `_features_to_search`), the searchable rank
-        drawn = _per_tree(g, tree, n_nodes, lambda rng, nodes, k: rng.random((k, D)).T).T[active].argsort(axis=1)
-        m = g.max_features
+    else: drawn, m = draws[active, :D].argsort(axis=1), g.max_features  # the searchable nodes' ranks
     size = counts[active]
     offset = np.cumsum(size) - size                                      # each active node's start among the active rows
     if len(active) < n_nodes:
@@ -696,8 +699,7 @@ def _search_without_orders(g, rows, stats, counts, frontier, units, best, where,
         kept = np.repeat(ok, sizes)
         x[0, positions[kept]] = values[kept]
         stuck[done], step = False, step + 1
-    uniform = _per_tree(g, tree, n_nodes, lambda rng, nodes, k: rng.random((D, k)))
-    threshold = lowest + (highest - lowest) * uniform[feature, active]
+    threshold = lowest + (highest - lowest) * uniform[active, feature]
     threshold = np.where(threshold == highest, lowest, threshold)          # scikit-learn's redraw rule
     nodes = frontier._replace(counts=size, totals=frontier.totals[:, active], constant=frontier.constant[active],
                               weight=frontier.weight[active], impurity=frontier.impurity[active],
