@@ -642,20 +642,25 @@ def _features_to_search(g, orders, counts, searchable, tree=None):
     ends = _gather(g.X, np.arange(g.n_features)[:, None], np.concatenate([orders[:, starts], last], axis=1))   # one gather
     lowest_x, highest_x = ends[:, :n_nodes], ends[:, n_nodes:]          # (D, F) each: segments are sorted
     constant = constant_features(lowest_x, highest_x, False if n_missing is None else n_missing > 0)
-    searched = (~constant if g.max_features is None else          # nothing drawn: no loop over the trees
-                _per_tree(g, tree, n_nodes, lambda rng, nodes, k: draw_features(constant[:, nodes].T, g.max_features, rng)).T)
-    searched &= searchable
+    searched = ~constant & searchable
+    active = np.flatnonzero(searchable)                                 # only the nodes that may split draw (half a full
+    trees = None if tree is None else tree[active]                      # tree's frontier are leaves)
+    per_tree = lambda draw: _per_tree(g, trees, len(active), draw)
+    if g.max_features is not None:                                      # None: nothing drawn, no loop over the trees
+        searched[:, active] = per_tree(lambda rng, nodes, k: draw_features(constant[:, active[nodes]].T, g.max_features, rng)).T
     if g.splitter == "random":
-        uniform = _per_tree(g, tree, n_nodes, lambda rng, nodes, k: rng.random((g.n_features, k)).T).T
+        uniform = np.zeros(searched.shape)                              # 0 where nothing is searched
+        uniform[:, active] = per_tree(lambda rng, nodes, k: rng.random((g.n_features, k)).T).T
         threshold = lowest_x + (highest_x - lowest_x) * uniform
         threshold = np.where(threshold == highest_x, lowest_x, threshold)               # scikit-learn's redraw rule
         if n_missing is not None:                                                        # the missing side, drawn too
-            missing_left = _per_tree(g, tree, n_nodes, lambda rng, nodes, k: rng.random((g.n_features, k)).T < 0.5).T
+            missing_left = np.zeros(searched.shape, dtype=bool)
+            missing_left[:, active] = per_tree(lambda rng, nodes, k: rng.random((g.n_features, k)).T < 0.5).T
     elif n_missing is not None: missing_left = np.zeros(n_missing.shape, dtype=bool)
     return searched, threshold, n_missing, missing_left
 
 def _per_tree(g, tree, n_nodes, draw):
-    "`draw(rng, nodes, k)`, (k, ...): one row per node, for each tree's `k` nodes of a frontier of `n_nodes` (`tree`: one per node, None: all of tree 0) with the tree's own generator, `nodes` their indices in frontier order (a slice for a lone tree): the draws put together in frontier order, (n_nodes, ...). A tree's nodes need not be consecutive: each tree draws for its own nodes in the same order whatever trees share the frontier."
+    "`draw(rng, nodes, k)`, (k, ...): one row per node, for each tree's `k` nodes among `n_nodes` nodes in frontier order (`tree`: each one's tree, None: all of tree 0) with the tree's own generator, `nodes` their indices among the `n_nodes` (a slice for a lone tree): the draws put together in that order, (n_nodes, ...). A tree's nodes need not be consecutive: each tree draws for its own nodes in the same order whatever trees share the frontier."
     if tree is None or len(g.rngs) == 1: return draw(g.rngs[0], slice(0, n_nodes), n_nodes)
     grouped = np.argsort(tree, kind="stable")                           # each tree's nodes, in frontier order
     parts = np.split(grouped, np.flatnonzero(np.diff(tree[grouped])) + 1)
@@ -668,13 +673,13 @@ def _search_without_orders(g, rows, stats, counts, frontier, units, best, where,
     "The search of a growth without orders (random thresholds, numeric columns without missing values), with `_features_to_search`'s draws from the same generators: each searchable node's first `max_features` drawn features (all if None) in slots, one (slot, node) value per row gathered from X's columns once for its range, its threshold and its cut; a node whose slots are all constant draws on, one feature at a time, into slot 0. Writes i(s) into `best` and positions into `where`; returns the searched pairs and the thresholds, (D, F) each, and the slots. `rows`: the frontier's rows grouped by node, `stats` their statistics."
     n_nodes, D = len(counts), g.n_features
     active = np.flatnonzero(frontier.searchable)
-    def keys_and_uniforms(rng, nodes, k):      # every node draws, as in `_features_to_search`: D keys that rank the features
-        keys = [rng.random((k, D))] if g.max_features is not None else []   # (if `max_features`), then D uniforms
-        return np.concatenate(keys + [rng.random((D, k)).T], axis=1)        # for the thresholds; one call, one row a node
-    draws = _per_tree(g, tree, n_nodes, keys_and_uniforms)
-    uniform = draws[:, -D:]                                              # (F, D)
+    def keys_and_uniforms(rng, nodes, k):      # each searchable node draws, as in `_features_to_search`: D keys that rank
+        keys = [rng.random((k, D))] if g.max_features is not None else []   # the features (if `max_features`), then D
+        return np.concatenate(keys + [rng.random((D, k)).T], axis=1)        # uniforms for the thresholds; one row a node
+    draws = _per_tree(g, None if tree is None else tree[active], len(active), keys_and_uniforms)
+    uniform = draws[:, -D:]                                              # (A, D)
     if g.max_features is None: drawn, m = np.broadcast_to(np.arange(D), (len(active), D)), D     # every feature, no draw
-    else: drawn, m = draws[active, :D].argsort(axis=1), g.max_features  # the searchable nodes' ranks
+    else: drawn, m = draws[:, :D].argsort(axis=1), g.max_features      # each node's features, in its random order
     size = counts[active]
     offset = np.cumsum(size) - size                                      # each active node's start among the active rows
     if len(active) < n_nodes:
@@ -699,7 +704,7 @@ def _search_without_orders(g, rows, stats, counts, frontier, units, best, where,
         kept = np.repeat(ok, sizes)
         x[0, positions[kept]] = values[kept]
         stuck[done], step = False, step + 1
-    threshold = lowest + (highest - lowest) * uniform[active, feature]
+    threshold = lowest + (highest - lowest) * uniform[np.arange(len(active)), feature]
     threshold = np.where(threshold == highest, lowest, threshold)          # scikit-learn's redraw rule
     nodes = frontier._replace(counts=size, totals=frontier.totals[:, active], constant=frontier.constant[active],
                               weight=frontier.weight[active], impurity=frontier.impurity[active],
