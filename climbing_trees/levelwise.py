@@ -296,14 +296,14 @@ def node_centres(y_sorted, w_sorted, counts):
     return centre, scale, u
 
 # %% ../nbs/05_levelwise.ipynb #ed8539e5
-def frontier_random_splits(x_sorted, stats_sorted, frontier, criterion, threshold, positive_sorted=None, missing_left=None):
-    "The cut of every frontier node at its own `threshold`: (i(s), position of the last known left sample), each (..., F), inf where not admissible. `x_sorted` (..., n) is one feature, or one per leading index with `threshold` (..., F) likewise; `stats_sorted` (n_stats, n), from the second statistic on if `frontier.weights_are_one`. `missing_left` (F,): where each node's missing values (NaN, last in its segment) go; None: the feature has none."
+def frontier_random_splits(x_sorted, stats_sorted, frontier, criterion, threshold, positive_sorted=None, missing_left=None, sides=None):
+    "The cut of every frontier node at its own `threshold`: (i(s), position of the last known left sample), each (..., F), inf where not admissible. `x_sorted` (..., n) is one feature, or one per leading index with `threshold` (..., F) likewise; `stats_sorted` (n_stats, n), from the second statistic on if `frontier.weights_are_one`. `missing_left` (F,): where each node's missing values (NaN, last in its segment) go; None: the feature has none. `sides`: a boolean array like `x_sorted` to write each position's side into (True: left), if the caller routes by it."
     counts = frontier.counts
     starts = segment_starts(counts) if frontier.starts is None else frontier.starts
     leading = (1,) * (x_sorted.ndim - 1)                                 # the features' axes, if several
     given = len(frontier.totals) - frontier.weights_are_one                 # the proxy's statistics, less the first if it is the count's
     stats_sorted = stats_sorted[:given].reshape((-1,) + leading + x_sorted.shape[-1:])
-    goes_left = x_sorted <= np.repeat(threshold, counts, axis=-1)
+    goes_left = np.less_equal(x_sorted, np.repeat(threshold, counts, axis=-1), out=sides)
     n_left = segment_sums(goes_left, starts)
     last_left = starts + n_left - 1                                      # the known left samples are a prefix of the sorted segment
     if missing_left is not None:
@@ -709,31 +709,31 @@ def _search_without_orders(g, rows, stats, counts, frontier, units, best, where,
     nodes = frontier._replace(counts=size, totals=frontier.totals[:, active], constant=frontier.constant[active],
                               weight=frontier.weight[active], impurity=frontier.impurity[active],
                               searchable=frontier.searchable[active], starts=offset)
+    sides = np.empty(x.shape, dtype=bool)                                  # kept to route the rows: 1 byte a value, not 8
     lowest_cut, last_left = frontier_random_splits(x, stats[int(frontier.weights_are_one):], nodes, g.crit, threshold,
-                                                   None if g.positive is None else g.positive.take(rows))
+                                                   None if g.positive is None else g.positive.take(rows), sides=sides)
     lowest_cut[~useful] = np.inf
     np.multiply(lowest_cut, units[active] if np.ndim(units) else units, out=lowest_cut, where=np.isfinite(lowest_cut))
     best[feature, active], where[feature, active] = lowest_cut, last_left - offset + frontier.starts[active]
     searched, thresholds = np.zeros((D, n_nodes), dtype=bool), np.zeros((D, n_nodes))
     searched[feature, active], thresholds[feature, active] = useful, threshold
-    return searched, thresholds, _Slots(active, size, offset, feature, x, threshold)
+    return searched, thresholds, _Slots(active, size, offset, feature, sides)
 
 class _Slots(NamedTuple):
-    "What `_search_without_orders` gathered, kept to route the rows: the searched nodes, their sizes and starts among their rows, each slot's feature, values and threshold."
+    "What `_search_without_orders` found, kept to route the rows: the searched nodes, their sizes and starts among their rows, each slot's feature and the side of each of its values."
     active: np.ndarray        # (A,) the searchable nodes
     size: np.ndarray          # (A,) their rows
     offset: np.ndarray        # (A,) where each one's rows start among theirs
     feature: np.ndarray       # (m, A) each slot's feature
-    x: np.ndarray             # (m, n_A) each slot's values at the nodes' rows
-    threshold: np.ndarray     # (m, A) each slot's drawn threshold
+    sides: np.ndarray         # (m, n_A) each slot's side (True: left) at the nodes' rows, at its drawn threshold
 
 def _sides(slots, feature, counts):
-    "Which positions of the frontier go left (False where no split was searched), given each node's chosen `feature`: the comparison of the values the search gathered."
+    "Which positions of the frontier go left (False where no split was searched), given each node's chosen `feature`: the sides the search computed for that feature's slot."
     slot = np.argmax(slots.feature == feature[slots.active], axis=0)    # the chosen feature's slot in each searched node
-    n = slots.x.shape[1]
-    chosen = np.repeat(slot * n, slots.size)                              # each position's value in the flattened slots
+    n = slots.sides.shape[1]
+    chosen = np.repeat(slot * n, slots.size)                              # each position's side in the flattened slots
     chosen += np.arange(n)
-    left = slots.x.reshape(-1).take(chosen) <= np.repeat(slots.threshold[slot, np.arange(len(slot))], slots.size)
+    left = slots.sides.reshape(-1).take(chosen)
     if len(slots.active) == len(counts): return left
     goes_left = np.zeros(int(counts.sum()), dtype=bool)
     searched = np.zeros(len(counts), dtype=bool)
