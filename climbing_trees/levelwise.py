@@ -643,8 +643,8 @@ def _features_to_search(g, orders, counts, searchable, tree=None):
     lowest_x, highest_x = ends[:, :n_nodes], ends[:, n_nodes:]          # (D, F) each: segments are sorted
     constant = constant_features(lowest_x, highest_x, False if n_missing is None else n_missing > 0)
     searched = ~constant & searchable
-    active = np.flatnonzero(searchable)                                 # only the nodes that may split draw (half a full
-    trees = None if tree is None else tree[active]                      # tree's frontier are leaves)
+    active = np.flatnonzero(searchable)                                 # only the nodes that may split draw (a frontier of
+    trees = None if tree is None else tree[active]                      # a tree grown to purity holds many pure leaves)
     per_tree = lambda draw: _per_tree(g, trees, len(active), draw)
     if g.max_features is not None:                                      # None: nothing drawn, no loop over the trees
         searched[:, active] = per_tree(lambda rng, nodes, k: draw_features(constant[:, active[nodes]].T, g.max_features, rng)).T
