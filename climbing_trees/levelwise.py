@@ -108,13 +108,15 @@ SPARSE_CUTS = 0.25            # below this fraction of admissible positions, the
 SPARSE_MIN_POSITIONS = 4096   # ... if there are at least this many positions
 RIGHT_SUMS_ELEMENTS = 2 ** 15 # the right sums are made for about this many (statistic, position) entries at a time
 
-def frontier_column_splits(x_sorted, stats_sorted, frontier, criterion, positive_sorted=None):
-    "Best cut of every frontier node on each feature: (i(s), position of the last left sample), each (..., F); inf where none. `x_sorted` is (..., n) and `stats_sorted` (n_stats, ..., n), `...` one axis per feature searched at once."
+def frontier_column_splits(x_sorted, stats_sorted, frontier, criterion, positive_sorted=None, overwrite_stats=False):
+    "Best cut of every frontier node on each feature: (i(s), position of the last left sample), each (..., F); inf where none. `x_sorted` is (..., n) and `stats_sorted` (n_stats, ..., n), `...` one axis per feature searched at once; `overwrite_stats`: `stats_sorted` was gathered for this call alone, and its floats may be overwritten by their sums."
     counts, shape, n = frontier.counts, x_sorted.shape, x_sorted.shape[-1]
     admissible = _admissible_positions(x_sorted, frontier, positive_sorted)
     del x_sorted, positive_sorted                # gathered for this call: their memory is free before the sums are made
     stats_sorted = stats_sorted[:len(frontier.totals) - frontier.weights_are_one]   # the statistics the proxy reads, given
-    summed = segmented_cumsum(stats_sorted, counts, out=np.empty(stats_sorted.shape), starts=frontier.starts)   # (given, ..., n) floats
+    in_place = overwrite_stats and stats_sorted.dtype.kind == "f" and not frontier.children_rule   # Poisson reads them again
+    summed = segmented_cumsum(stats_sorted, counts, out=stats_sorted if in_place else np.empty(stats_sorted.shape),
+                              starts=frontier.starts)                         # (given, ..., n) floats
     right = segmented_sum_after(stats_sorted, counts) if frontier.children_rule else None   # Poisson: exact right sums
     del stats_sorted
     sparse = (admissible.size >= SPARSE_MIN_POSITIONS                       # on small arrays the calls cost more than the work
@@ -553,13 +555,15 @@ RANKS_FROM_BYTES = 2 ** 18    # an X up to this size is swept from its values: i
 
 def _dense_ranks(X, orders):
     "Each row's rank among the distinct values of each column, (D, N), read along the presorted `orders` (one pass a column): 8 bits if every column has at most 256 runs of equal values in its order, else 16 bits; None past 2**16. Equal values share a rank and larger values have larger ones, so neighbours compare as in X."
-    ranks = np.empty(orders.shape, dtype=np.uint16)
+    ranks = None                                                     # made once a column fits: a continuous X makes none
     for j, order in enumerate(orders):
         x = X[:, j].take(order)
-        rank = np.zeros(len(order), dtype=np.int64)
+        rank = np.zeros(len(order), dtype=np.int32 if len(order) < 2 ** 31 else np.int64)
         np.cumsum(x[1:] != x[:-1], out=rank[1:])                     # one more at each new value along the order
         if len(rank) and rank[-1] >= 2 ** 16: return None
+        if ranks is None: ranks = np.empty(orders.shape, dtype=np.uint16)
         ranks[j, order] = rank
+    if ranks is None: return np.empty(orders.shape, dtype=np.uint8)  # no column at all
     return ranks.astype(np.uint8) if not ranks.size or ranks.max() < 2 ** 8 else ranks
 
 def _check_presorted(presorted, shape):
@@ -811,7 +815,7 @@ def _sweep(g, swept, orders, frontier, node_stats, units, best, where):
         order = _rows(orders, js)                                        # (B, n)
         positive = None if g.positive is None else g.positive.take(order)
         lowest_b, where[js] = frontier_column_splits(g.compared(js[:, None], order), np.take(stats, order, axis=1),
-                                                     frontier, g.crit, positive)
+                                                     frontier, g.crit, positive, overwrite_stats=True)
         with np.errstate(invalid="ignore"):                              # to real units; inf stays inf
             best[js] = np.where(np.isfinite(lowest_b), lowest_b * units, np.inf)
 
@@ -847,7 +851,7 @@ def _sweep_drawn(g, searched, swept, orders, frontier, node_stats, units, best, 
     stats = g.swept_stats(frontier)                                      # the weights, if all 1, are not gathered
     for j, f, offset, order, feature, pairs in _drawn_pairs(g, searched, swept, orders, frontier, node_stats, len(stats)):
         lowest, position = frontier_column_splits(g.compared(feature, order), stats.take(order, axis=1), pairs, g.crit,
-                                                  None if g.positive is None else g.positive.take(order))
+                                                  None if g.positive is None else g.positive.take(order), overwrite_stats=True)
         with np.errstate(invalid="ignore"):                              # to real units; inf stays inf
             best[j, f] = np.where(np.isfinite(lowest), lowest * (units[f] if np.ndim(units) else units), np.inf)
         where[j, f] = position - offset + frontier.starts[f]               # back to the position in the feature's order
