@@ -124,7 +124,7 @@ def frontier_column_splits(x_sorted, stats_sorted, frontier, criterion, positive
     if sparse:
         cuts = np.flatnonzero(admissible)                                    # in the flattened (..., n)
         position = cuts % n
-        left = _left_sums(summed.reshape(len(summed), -1)[:, cuts], frontier.n_left[position], frontier, criterion)   # (n_stats, m)
+        left = _left_sums(summed.reshape(len(summed), -1)[:, cuts], frontier.n_left[position], frontier.weights_are_one, criterion)   # (n_stats, m)
         right = (frontier.totals[:, frontier.segment[position]] - left if right is None
                  else right.reshape(len(right), -1)[:, cuts])
         del summed
@@ -135,7 +135,7 @@ def frontier_column_splits(x_sorted, stats_sorted, frontier, criterion, positive
         proxy, step = summed[0], max(1, RIGHT_SUMS_ELEMENTS * n // (len(frontier.totals) * summed[0].size))   # into the sums'
         for lo in range(0, n, step):                                                               # first row, read by then
             cut = slice(lo, lo + step)
-            left = _left_sums(summed[..., cut], frontier.n_left[cut], frontier, criterion)
+            left = _left_sums(summed[..., cut], frontier.n_left[cut], frontier.weights_are_one, criterion)
             right_part = (right[..., cut] if right is not None else frontier.totals.take(frontier.segment[cut], axis=1).reshape(
                 (len(left),) + (1,) * (left.ndim - 2) + (-1,)) - left)
             proxy[..., cut] = _cut_proxies(left, right_part, admissible[..., cut], frontier.n_left[cut], frontier.n_right[cut],
@@ -148,9 +148,9 @@ def frontier_column_splits(x_sorted, stats_sorted, frontier, criterion, positive
     return split_impurity, best_position
 
 # %% ../nbs/05_levelwise.ipynb #0de3d456
-def _left_sums(summed, n_left, frontier, criterion):
-    "The left sums (n_stats, ..., m) of cuts whose summed statistics are `summed` and samples on the left `n_left` (m,): with statistic 0 from the count if `frontier.weights_are_one` (a new array), else `summed` itself."
-    if not frontier.weights_are_one: return summed
+def _left_sums(summed, n_left, weights_are_one, criterion):
+    "The left sums (n_stats, ..., m) of cuts whose summed statistics are `summed` and samples on the left `n_left` (m,): with statistic 0 from the count if `weights_are_one` (a new array, of floats), else `summed` itself. (A node's sums likewise: its count for `n_left`.)"
+    if not weights_are_one: return summed
     left = np.empty((len(summed) + 1,) + summed.shape[1:])
     left[1:] = summed
     if criterion.statistics_sum_to_weight: np.subtract(n_left, summed.sum(axis=0), out=left[0])   # class 0: what the others leave
@@ -592,7 +592,7 @@ def _whole_numbers(w):
 
 # %% ../nbs/05_levelwise.ipynb #412305c1
 def _node_summaries(g, orders, counts):
-    "Each frontier node's statistics (n_stats, F) or None, value (F, K), impurity and weight, the units of i(s), the impurity in those units and, for a growth without orders, the per-sample statistics along `orders[0]` that were summed (else None: a growth with orders reads them by row, and the frontier's copy would only take memory) (growth `g`)."
+    "Each frontier node's statistics (n_stats, F) or None, value (F, K), impurity and weight, the units of i(s), the impurity in those units and, for a growth without orders, the per-sample statistics along `orders[0]` that were summed, from the second on if `g.weights_are_one` (else None: a growth with orders reads them by row, and the frontier's copy would only take memory) (growth `g`)."
     starts = segment_starts(counts)
     if not g.additive:                                                   # node by node, as the searches
         rows = np.split(orders[0], starts[1:])
@@ -606,7 +606,8 @@ def _node_summaries(g, orders, counts):
         frontier_stats = g.crit.stats(u, w_f).T
         del u, w_f                                                       # done with: freed before the statistics by row are written
         node_stats = np.add.reduceat(frontier_stats, starts, axis=1)
-        position_stats = frontier_stats[g.stats_from:g.crit.proxy_statistics]   # the sweeps read these only (S_2 is the node's)
+        position_stats = frontier_stats[g.stats_from if g.sorted else int(g.weights_are_one):g.crit.proxy_statistics]   # the sweeps
+                                                                         # read these only (S_2 is the node's; S_0 the count, if weights are 1)
         if g.sorted:                                                     # by row, for every feature's order
             g.stats = np.empty((len(position_stats), g.n_samples))
             g.stats[:, orders[0]] = position_stats
@@ -617,8 +618,10 @@ def _node_summaries(g, orders, counts):
         node_stats = np.bincount(node_class, g.w.take(orders[0]), len(counts) * g.n_classes).reshape(-1, g.n_classes).T
         position_stats = None
     else:
-        position_stats = np.take(g.stats, orders[0], axis=1)
-        node_stats = segment_sums(position_stats, starts, axis=1).astype(float)   # integer class counts too: the nodes' in floats
+        first = int(g.weights_are_one)                                   # statistic 0 follows from the count: not gathered
+        position_stats = np.take(g.stats[first:], orders[0], axis=1)
+        node_stats = _left_sums(segment_sums(position_stats, starts, axis=1), counts, g.weights_are_one, g.crit).astype(float)
+                                                                         # integer class counts too: the nodes' in floats
         if g.sorted: position_stats = None
     units = scale ** 2 if g.centred else 1.0                             # real impurity per unit of u's (0: constant node)
     S = node_stats.T
@@ -674,7 +677,7 @@ def _per_tree(g, tree, n_nodes, draw):
     return in_frontier
 
 def _search_without_orders(g, rows, stats, counts, frontier, units, best, where, tree=None):
-    "The search of a growth without orders (random thresholds, numeric columns without missing values), with `_features_to_search`'s draws from the same generators: each searchable node's first `max_features` drawn features (all if None) in slots, one (slot, node) value per row gathered from X's columns once for its range, its threshold and its cut; a node whose slots are all constant draws on, one feature at a time, into slot 0. Writes i(s) into `best` and positions into `where`; returns the searched pairs and the thresholds, (D, F) each, and the slots. `rows`: the frontier's rows grouped by node, `stats` their statistics."
+    "The search of a growth without orders (random thresholds, numeric columns without missing values), with `_features_to_search`'s draws from the same generators: each searchable node's first `max_features` drawn features (all if None) in slots, one (slot, node) value per row gathered from X's columns once for its range, its threshold and its cut; a node whose slots are all constant draws on, one feature at a time, into slot 0. Writes i(s) into `best` and positions into `where`; returns the searched pairs and the thresholds, (D, F) each, and the slots. `rows`: the frontier's rows grouped by node, `stats` their statistics (from the second on if the weights are 1)."
     n_nodes, D = len(counts), g.n_features
     active = np.flatnonzero(frontier.searchable)
     def keys_and_uniforms(rng, nodes, k):      # each searchable node draws, as in `_features_to_search`: D keys that rank
@@ -714,7 +717,7 @@ def _search_without_orders(g, rows, stats, counts, frontier, units, best, where,
                               weight=frontier.weight[active], impurity=frontier.impurity[active],
                               searchable=frontier.searchable[active], starts=offset)
     sides = np.empty(x.shape, dtype=bool)                                  # kept to route the rows: 1 byte a value, not 8
-    lowest_cut, last_left = frontier_random_splits(x, stats[int(frontier.weights_are_one):], nodes, g.crit, threshold,
+    lowest_cut, last_left = frontier_random_splits(x, stats, nodes, g.crit, threshold,
                                                    None if g.positive is None else g.positive.take(rows), sides=sides)
     lowest_cut[~useful] = np.inf
     np.multiply(lowest_cut, units[active] if np.ndim(units) else units, out=lowest_cut, where=np.isfinite(lowest_cut))
