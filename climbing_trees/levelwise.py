@@ -620,7 +620,7 @@ def _node_summaries(g, orders, counts):
     else:
         first = int(g.weights_are_one)                                   # statistic 0 follows from the count: not gathered
         position_stats = np.take(g.stats[first:], orders[0], axis=1)
-        node_stats = _left_sums(segment_sums(position_stats, starts, axis=1), counts, g.weights_are_one, g.crit).astype(float)
+        node_stats = _left_sums(segment_sums(position_stats, starts, axis=1), counts, g.weights_are_one, g.crit).astype(float, copy=False)
                                                                          # integer class counts too: the nodes' in floats
         if g.sorted: position_stats = None
     units = scale ** 2 if g.centred else 1.0                             # real impurity per unit of u's (0: constant node)
