@@ -27,6 +27,9 @@ class Criterion:
     def stats(self, y, sample_weight):
         "Per-sample sufficient statistics, shape (N, n_stats); a node's statistics are their sum."
         raise NotImplementedError
+    def stat_rows(self, y, sample_weight, overwrite_y=False):
+        "The columns of `stats` one at a time, each an array of N: a caller that sums each and keeps few of them need not hold all (a criterion may make them so that it holds less, too, and write over `y` if `overwrite_y`: floats the caller made for this call)."
+        yield from self.stats(y, sample_weight).T
     def weight(self, S):
         "Total weight of the samples summarised by statistics `S` (any leading axes)."
         raise NotImplementedError
@@ -130,20 +133,25 @@ class SquaredError(Criterion):
     shift, scale = 0.0, 1.0
     shift_invariant = True                   # its statistics are made from y centred at the node's mean
     def stats(self, y, sample_weight):
-        "Per-sample $(w, w u, w u^2)$; sets `shift` and `scale` for this node, which `value` and `impurity` use to return real units."
+        "Per-sample $(w, w u, w u^2)$, shape (N, 3): the rows of `stat_rows` as columns."
+        S = np.empty((len(y), 3))
+        for k, row in enumerate(self.stat_rows(y, sample_weight)): S[:, k] = row
+        return S
+    def stat_rows(self, y, sample_weight, overwrite_y=False):
+        "$w$, $w u$, $w u^2$, one array of N at a time; sets `shift` and `scale` for this node, which `value` and `impurity` use to return real units. Besides the weights it holds two arrays of N at most: $w u^2$ is written over $u$, and $u$ over `y` if `overwrite_y` (floats the caller made for this call)."
         y, w = np.asarray(y, dtype=float), np.asarray(sample_weight, dtype=float)
         total = w.sum()
         self.shift = float((w * y).sum() / total) if total > 0 else 0.0   # not np.dot: BLAS would start threads
-        S = np.empty((len(y), 3))                            # in place: u lives in the last column until w u^2 replaces
-        u = np.subtract(y, self.shift, out=S[:, 2])          # it, so the result is the only array (a level of 100k
-        if not (w > 0).all(): u[w <= 0] = 0.0                # samples would otherwise hold five); a weightless sample
-        largest = max(float(u.max(initial=0.0)), -float(u.min(initial=0.0)))   # contributes 0, even an extreme one
+        u = np.subtract(y, self.shift, out=y if overwrite_y else None)
+        del y
+        if not (w > 0).all(): u[w <= 0] = 0.0                # a weightless sample contributes 0, even an extreme one
+        largest = max(float(u.max(initial=0.0)), -float(u.min(initial=0.0)))
         self.scale = largest if largest > 0 else 1.0
         u /= self.scale                                      # in [-1, 1]: no square overflows, no sum exceeds W
-        S[:, 0] = w
-        np.multiply(w, u, out=S[:, 1])
-        np.multiply(S[:, 1], u, out=S[:, 2])                 # w u times u, over u itself
-        return S
+        yield w
+        wu = w * u
+        yield wu
+        yield np.multiply(wu, u, out=u)                      # w u times u, over u itself
     def weight(self, S): return S[..., 0]
     def value(self, S):
         W = S[..., 0]

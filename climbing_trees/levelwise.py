@@ -17,12 +17,12 @@ from .categorical import column_searches
 
 # %% auto #0
 __all__ = ['FIRST_BEST_LISTED_FROM', 'SPARSE_CUTS', 'SPARSE_MIN_POSITIONS', 'RIGHT_SUMS_ELEMENTS', 'BLOCK_ELEMENTS',
-           'CLASS_SUMS_FROM', 'STABLE_SORT_BELOW', 'RANKS_FROM_BYTES', 'DRAWN_PAIRS_BELOW', 'TREES_BATCH_ELEMENTS',
-           'segment_starts', 'segmented_cumsum', 'segment_sums', 'segment_first_best', 'Frontier', 'frontier_layout',
-           'frontier_column_splits', 'segmented_sum_after', 'own_class_before', 'frontier_class_splits',
-           'partition_orders', 'node_centres', 'frontier_random_splits', 'frontier_missing_splits', 'FrontierSearch',
-           'presort', 'keeps_orders', 'grow_levelwise', 'grow_best_first', 'subset_orders', 'trees_orders',
-           'grow_trees']
+           'CLASS_SUMS_FROM', 'STABLE_SORT_BELOW', 'RANKS_FROM_BYTES', 'TAKE_CHUNK', 'DRAWN_PAIRS_BELOW',
+           'TREES_BATCH_ELEMENTS', 'segment_starts', 'segmented_cumsum', 'segment_sums', 'segment_first_best',
+           'Frontier', 'frontier_layout', 'frontier_column_splits', 'segmented_sum_after', 'own_class_before',
+           'frontier_class_splits', 'partition_orders', 'node_centres', 'frontier_random_splits',
+           'frontier_missing_splits', 'FrontierSearch', 'presort', 'keeps_orders', 'grow_levelwise', 'grow_best_first',
+           'subset_orders', 'trees_orders', 'grow_trees']
 
 # %% ../nbs/05_levelwise.ipynb #1a4c33b4
 def segment_starts(counts):
@@ -91,11 +91,12 @@ def frontier_layout(counts, node_stats, criterion, searchable, min_samples_leaf=
     "The `Frontier` of a depth with `counts` samples per node, node statistics (n_stats, F) and `searchable` nodes (`totals`: keep the node totals the proxy reads; `impurity` and `weight`: the criterion's, if already computed; `positions`: also the per-position arrays a sweep reads, which a cut at a drawn threshold does not)."
     starts, segment, n_left, n_right, allowed = segment_starts(counts), None, None, None, None
     if positions:
-        segment = np.arange(len(counts)).repeat(counts)
-        small = np.int32 if len(segment) < 2 ** 31 else np.intp           # as the orders: half the memory of intp
-        n_left = np.arange(1, len(segment) + 1, dtype=small) - starts.astype(small)[segment]
-        n_right = counts.astype(small)[segment] - n_left
-        allowed = searchable[segment] & admissible_cuts(n_left, n_right, n_left, n_right, min_samples_leaf)
+        n = int(counts.sum())
+        small = np.int32 if n < 2 ** 31 else np.intp                      # as the orders: half the memory of intp
+        segment = np.arange(len(counts), dtype=small).repeat(counts)
+        n_left = np.arange(1, n + 1, dtype=small) - starts.astype(small).repeat(counts)   # repeats, not indexing by a
+        n_right = counts.astype(small).repeat(counts) - n_left                           # 32-bit segment: faster
+        allowed = searchable.repeat(counts) & admissible_cuts(n_left, n_right, n_left, n_right, min_samples_leaf)
     S = node_stats.T
     weight = criterion.weight(S) if weight is None else weight
     impurity = criterion.impurity(S) if impurity is None else impurity
@@ -209,7 +210,7 @@ def segmented_sum_after(values, counts):
 # %% ../nbs/05_levelwise.ipynb #1a022478
 def own_class_before(y_sorted, w_sorted, segment, n_classes):
     "For every position along the last axis: the weight of the samples of its own class before it in its segment (`w_sorted` None: unit weights)."
-    key = segment * n_classes + y_sorted                                    # one group per (node, class)
+    key = np.multiply(segment, n_classes, dtype=np.intp) + y_sorted         # one group per (node, class): F K may pass 2**31
     short = y_sorted.astype(np.int16) if n_classes <= 2 ** 15 else y_sorted   # 16 bits: numpy's stable sort is a radix sort
     by_key = np.argsort(short, axis=-1, kind="stable")   # by class; within a class positions rise, so nodes come in order
     key_sorted = np.take_along_axis(key, by_key, axis=-1)
@@ -233,7 +234,7 @@ def frontier_class_splits(x_sorted, y_sorted, w_sorted, frontier, criterion, cla
     del x_sorted, positive_sorted                                         # each array is freed once read for the last time
     before = own_class_before(y_sorted, w_sorted, segment, n_classes)     # c: own class on the left before the sample
     w = 1.0 if w_sorted is None else w_sorted
-    after = class_totals.ravel()[segment * n_classes + y_sorted] - before  # T - c: own class from the sample on
+    after = class_totals.ravel()[np.multiply(segment, n_classes, dtype=np.intp) + y_sorted] - before  # T - c: own class from the sample on
     del y_sorted
     g = criterion.class_term
     g_left = segmented_cumsum(g(before + w) - g(before), counts)          # sum_k g(L_k) after each position
@@ -600,19 +601,22 @@ def _node_summaries(g, orders, counts):
         return (None, np.array([v for v, _ in pairs]).reshape(len(counts), -1), np.array([i for _, i in pairs]),
                 np.add.reduceat(g.w.take(orders[0]), starts), 1.0, None, None)
     if g.centred:
-        g.stats = None                              # the last depth's: freed before this depth's are made, not kept beside them
-        w_f = g.w[:orders.shape[1]] if g.unit_weights else g.w.take(orders[0])   # ones are ones in any order
+        kept = range(g.stats_from if g.sorted else int(g.weights_are_one), g.crit.proxy_statistics)   # what the sweeps read
+                                                                         # (S_2 is the node's; S_0 the count, if weights are 1)
+        if g.sorted and g.stats is None: g.stats = np.empty((len(kept), g.n_samples))   # by row: one array for the fit,
+        w_f = g.w[:orders.shape[1]] if g.unit_weights else g.w.take(orders[0])   # its frontier's rows written at each depth
         centre, scale, u = node_centres(g.y.take(orders[0]), w_f, counts)
-        frontier_stats = g.crit.stats(u, w_f).T
-        del u, w_f                                                       # done with: freed before the statistics by row are written
-        node_stats = np.add.reduceat(frontier_stats, starts, axis=1)
-        position_stats = frontier_stats[g.stats_from if g.sorted else int(g.weights_are_one):g.crit.proxy_statistics]   # the sweeps
-                                                                         # read these only (S_2 is the node's; S_0 the count, if weights are 1)
-        if g.sorted:                                                     # by row, for every feature's order
-            g.stats = np.empty((len(position_stats), g.n_samples))
-            g.stats[:, orders[0]] = position_stats
-            position_stats = None
-        del frontier_stats
+        rows = g.crit.stat_rows(u, w_f, overwrite_y=True)                # one statistic at a time, over u: two arrays of n
+        del u, w_f                                                       # at most, not the (n, 3) of `stats` beside u
+        sums, position_stats = [], []
+        for k, row in enumerate(rows):
+            sums.append(np.add.reduceat(row, starts))
+            if k not in kept: continue
+            if g.sorted: g.stats[k - kept.start, orders[0]] = row        # for every feature's order
+            else: position_stats.append(row)
+        node_stats = np.array(sums)
+        position_stats = (None if g.sorted else position_stats[0][None] if len(position_stats) == 1
+                          else np.array(position_stats))
     elif g.class_sums:                                                   # (K, F) class weights, by one bincount
         node_class = np.repeat(np.arange(len(counts)) * g.n_classes, counts) + g.y.take(orders[0])
         node_stats = np.bincount(node_class, g.w.take(orders[0]), len(counts) * g.n_classes).reshape(-1, g.n_classes).T
@@ -799,6 +803,18 @@ def _rows(orders, js):
     "The orders of the features `js`: a view if they are consecutive (a copy of a large frontier's orders costs memory)."
     return orders[js[0]:js[-1] + 1] if js[-1] - js[0] == len(js) - 1 else orders[js]
 
+TAKE_CHUNK = 2 ** 14          # positions of a 32-bit order widened to intp at a time by `_take_columns`
+
+def _take_columns(table, order):
+    "`np.take(table, order, axis=1)` of a `table` (S, N) at a 32-bit `order` (..., n), widening a chunk of `order` to intp at a time: `take` widens all of it first, a temporary the size of the result at a sweep's peak of memory."
+    if order.size <= TAKE_CHUNK: return np.take(table, order, axis=1)   # short: one call, and a small widened copy
+    out = np.empty((len(table),) + order.shape, dtype=table.dtype)
+    flat_order, flat_out = order.reshape(-1), out.reshape(len(table), -1)
+    for lo in range(0, flat_order.size, TAKE_CHUNK):
+        index = flat_order[lo:lo + TAKE_CHUNK].astype(np.intp)
+        for k, row in enumerate(table): row.take(index, out=flat_out[k, lo:lo + TAKE_CHUNK], mode="clip")   # "clip": indices are
+    return out                                                                                              # valid, out unbuffered
+
 def _sweep(g, swept, orders, frontier, node_stats, units, best, where):
     "Sweep the features `swept` (no missing value in the frontier) a block at a time, writing each (feature, node)'s i(s) into `best` and its position into `where`."
     if g.class_sums:
@@ -817,7 +833,7 @@ def _sweep(g, swept, orders, frontier, node_stats, units, best, where):
         js = swept[lo:lo + block]
         order = _rows(orders, js)                                        # (B, n)
         positive = None if g.positive is None else g.positive.take(order)
-        lowest_b, where[js] = frontier_column_splits(g.compared(js[:, None], order), np.take(stats, order, axis=1),
+        lowest_b, where[js] = frontier_column_splits(g.compared(js[:, None], order), _take_columns(stats, order),
                                                      frontier, g.crit, positive, overwrite_stats=True)
         with np.errstate(invalid="ignore"):                              # to real units; inf stays inf
             best[js] = np.where(np.isfinite(lowest_b), lowest_b * units, np.inf)
