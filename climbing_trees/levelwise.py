@@ -71,8 +71,7 @@ def segment_first_best(values, counts, scale, starts=None):
 class Frontier(NamedTuple):
     "What the searches of all features share at one depth."
     counts: np.ndarray        # samples per frontier node (segment lengths)
-    n_left: np.ndarray        # samples left of a cut after each position (its position in its segment + 1)
-    n_right: np.ndarray       # samples right of that cut
+    n_left: np.ndarray        # samples left of a cut after each position (its position in its segment + 1); `right_of`: right
     allowed: np.ndarray       # the node may be split and, if every weight is positive, the cut is admissible
     segment: np.ndarray       # (n,) the frontier node of each position
     totals: np.ndarray | None # (n_stats, F): each node's total statistics (those the proxy reads)
@@ -85,11 +84,14 @@ class Frontier(NamedTuple):
     weights_are_one: bool = False # every weight is 1 and statistic 0 follows from the count: the searches are given the others only
     searchable: np.ndarray | None = None   # (F,) the nodes that may be split at all
     starts: np.ndarray | None = None       # (F,) each segment's first position, computed once per depth
+    def right_of(self, at=slice(None)):
+        "Samples right of the cut after each position `at` (a slice or positions; all by default): the node's count less `n_left`, made where a rule reads it rather than kept beside `n_left`."
+        return self.counts.astype(self.n_left.dtype)[self.segment[at]] - self.n_left[at]
 
 def frontier_layout(counts, node_stats, criterion, searchable, min_samples_leaf=1, min_weight_leaf=0.0, children_rule=False,
                     totals=True, weights_are_one=False, impurity=None, weight=None, positions=True):
     "The `Frontier` of a depth with `counts` samples per node, node statistics (n_stats, F) and `searchable` nodes (`totals`: keep the node totals the proxy reads; `impurity` and `weight`: the criterion's, if already computed; `positions`: also the per-position arrays a sweep reads, which a cut at a drawn threshold does not)."
-    starts, segment, n_left, n_right, allowed = segment_starts(counts), None, None, None, None
+    starts, segment, n_left, allowed = segment_starts(counts), None, None, None
     if positions:
         n = int(counts.sum())
         small = np.int32 if n < 2 ** 31 else np.intp                      # as the orders: half the memory of intp
@@ -100,7 +102,7 @@ def frontier_layout(counts, node_stats, criterion, searchable, min_samples_leaf=
     S = node_stats.T
     weight = criterion.weight(S) if weight is None else weight
     impurity = criterion.impurity(S) if impurity is None else impurity
-    return Frontier(counts, n_left, n_right, allowed, segment, node_stats[:criterion.proxy_statistics] if totals else None,
+    return Frontier(counts, n_left, allowed, segment, node_stats[:criterion.proxy_statistics] if totals else None,
                     criterion.proxy_constant(S), weight, impurity, min_samples_leaf, min_weight_leaf,
                     children_rule, weights_are_one, searchable, starts)
 
@@ -129,8 +131,7 @@ def frontier_column_splits(x_sorted, stats_sorted, frontier, criterion, positive
         right = (frontier.totals[:, frontier.segment[position]] - left if right is None
                  else right.reshape(len(right), -1)[:, cuts])
         del summed
-        proxy = _cut_proxies(left, right, np.ones(len(cuts), dtype=bool), frontier.n_left[position], frontier.n_right[position],
-                             frontier, criterion)
+        proxy = _cut_proxies(left, right, np.ones(len(cuts), dtype=bool), position, frontier, criterion)
         del left, right                                                     # free what the proxy does not hold before the tie rule's temporaries
     else:                   # a chunk of positions at a time: its sums on either side (the right: node totals less left), its proxies
         proxy, step = summed[0], max(1, RIGHT_SUMS_ELEMENTS * n // (len(frontier.totals) * summed[0].size))   # into the sums'
@@ -139,8 +140,7 @@ def frontier_column_splits(x_sorted, stats_sorted, frontier, criterion, positive
             left = _left_sums(summed[..., cut], frontier.n_left[cut], frontier.weights_are_one, criterion)
             right_part = (right[..., cut] if right is not None else frontier.totals.take(frontier.segment[cut], axis=1).reshape(
                 (len(left),) + (1,) * (left.ndim - 2) + (-1,)) - left)
-            proxy[..., cut] = _cut_proxies(left, right_part, admissible[..., cut], frontier.n_left[cut], frontier.n_right[cut],
-                                           frontier, criterion)
+            proxy[..., cut] = _cut_proxies(left, right_part, admissible[..., cut], cut, frontier, criterion)
     scale = frontier.impurity * frontier.weight                             # the tie rule on W_t i(s): scale W_t i(t)
     if sparse: lowest, best_position = _first_best_of_cuts(proxy, cuts, n, frontier, scale, shape[:-1])
     else: lowest, best_position = segment_first_best(proxy, counts, scale, frontier.starts)
@@ -158,12 +158,13 @@ def _left_sums(summed, n_left, weights_are_one, criterion):
     else: left[0] = n_left                                                   # the weight itself
     return left
 
-def _cut_proxies(left, right, ok, n_left, n_right, frontier, criterion):
-    "The proxy of the cuts whose left and right sums are `left` and `right` (n_stats, ..., m), which it may overwrite; inf where not `ok`, or where the children's weights break `min_weight_leaf` or the criterion's own rule for them. `n_left`, `n_right` (m,): each cut's samples on either side."
+def _cut_proxies(left, right, ok, at, frontier, criterion):
+    "The proxy of the cuts whose left and right sums are `left` and `right` (n_stats, ..., m), which it may overwrite; inf where not `ok`, or where the children's weights break `min_weight_leaf` or the criterion's own rule for them. `at` (a slice or m positions): where the cuts fall in the frontier."
     last = tuple(range(1, left.ndim)) + (0,)
     left, right = left.transpose(last), right.transpose(last)               # statistics on the last axis
     if frontier.children_rule: ok = ok & criterion.admissible_children(left, right)
     if frontier.min_weight_leaf > 0:
+        n_left, n_right = frontier.n_left[at], frontier.right_of(at)
         ok = ok & admissible_cuts(n_left, n_right, n_left, n_right, frontier.min_samples_leaf, criterion.weight(left),
                                   criterion.weight(right), frontier.min_weight_leaf)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -195,7 +196,7 @@ def _admissible_positions(x_sorted, frontier, positive_sorted=None):
     if positive_sorted is not None:            # zero weights: which side keeps a positive weight depends on the order
         positive_left = segmented_cumsum(positive_sorted, frontier.counts)
         positive_total = np.add.reduceat(positive_sorted, segment_starts(frontier.counts), axis=-1)[..., frontier.segment]
-        admissible &= admissible_cuts(frontier.n_left, frontier.n_right, positive_left, positive_total - positive_left,
+        admissible &= admissible_cuts(frontier.n_left, frontier.right_of(), positive_left, positive_total - positive_left,
                                       frontier.min_samples_leaf)
     return admissible
 
@@ -245,7 +246,8 @@ def frontier_class_splits(x_sorted, y_sorted, w_sorted, frontier, criterion, cla
     w_left = frontier.n_left.astype(float) if w_sorted is None else segmented_cumsum(w_sorted, counts)
     w_right = frontier.weight[segment] - w_left
     if frontier.min_weight_leaf > 0:
-        admissible &= admissible_cuts(frontier.n_left, frontier.n_right, frontier.n_left, frontier.n_right, frontier.min_samples_leaf,
+        n_right = frontier.right_of()
+        admissible &= admissible_cuts(frontier.n_left, n_right, frontier.n_left, n_right, frontier.min_samples_leaf,
                                       w_left, w_right, frontier.min_weight_leaf)
     proxy = criterion.weighted_impurity_of_sums(w_left, g_left) + criterion.weighted_impurity_of_sums(w_right, g_right)
     proxy[~admissible] = np.inf
@@ -356,10 +358,11 @@ def frontier_missing_splits(x_sorted, stats_sorted, frontier, criterion, positiv
     del x_sorted                                                            # read for the last time: freed before the sums
     np.put_along_axis(known_missing, last_known, (m > 0) & (m < counts), axis=-1)
     ok = [(regular | known_missing) & frontier.allowed, regular & np.repeat(m > 0, counts, axis=-1) & frontier.searchable[segment]]
-    n_left = n_right = None                            # pass 2's sides, only where a rule reads them: two long arrays
+    n_left = n_right = known_right = None              # the sides' counts, only where a rule reads them: long arrays
     if frontier.min_samples_leaf > 1 or positive_sorted is not None or frontier.min_weight_leaf > 0:
+        known_right = frontier.right_of()                                   # pass 1's right side: the known values only
         n_missing = np.repeat(m.astype(frontier.n_left.dtype), counts, axis=-1)   # m of each position's node
-        n_left, n_right = frontier.n_left + n_missing, frontier.n_right - n_missing
+        n_left, n_right = frontier.n_left + n_missing, known_right - n_missing
         del n_missing
     if frontier.min_samples_leaf > 1:                  # one sample on each side is implied by a cut between known values
         ok[1] &= admissible_cuts(n_left, n_right, n_left, n_right, frontier.min_samples_leaf)
@@ -367,11 +370,11 @@ def frontier_missing_splits(x_sorted, stats_sorted, frontier, criterion, positiv
         positive_left = segmented_cumsum(positive_sorted, counts)
         positive_right = np.add.reduceat(positive_sorted, starts, axis=-1)[..., segment] - positive_left
         positive_missing = np.add.reduceat(positive_sorted * missing, starts, axis=-1)[..., segment]
-        ok[0] &= admissible_cuts(frontier.n_left, frontier.n_right, positive_left, positive_right, frontier.min_samples_leaf)
+        ok[0] &= admissible_cuts(frontier.n_left, known_right, positive_left, positive_right, frontier.min_samples_leaf)
         ok[1] &= admissible_cuts(n_left, n_right, positive_left + positive_missing, positive_right - positive_missing,
                                  frontier.min_samples_leaf)
     proxies = []
-    for missing_left, (count_left, count_right) in enumerate(((frontier.n_left, frontier.n_right), (n_left, n_right))):
+    for missing_left, (count_left, count_right) in enumerate(((frontier.n_left, known_right), (n_left, n_right))):
         if missing_left:                                                    # pass 2: the missing rows join the left side
             missing_sums = np.repeat(missing_sums, counts, axis=-1)
             left += missing_sums
@@ -859,7 +862,7 @@ def _drawn_pairs(g, searched, swept, orders, frontier, node_stats, n_stats, posi
         pairs = (frontier_layout(size, node_stats[:, f], g.crit, frontier.searchable[f], frontier.min_samples_leaf,
                                  frontier.min_weight_leaf, frontier.children_rule, True, frontier.weights_are_one,
                                  frontier.impurity[f], frontier.weight[f]) if positions else
-                 frontier._replace(counts=size, n_left=None, n_right=None, allowed=None, segment=None, totals=frontier.totals[:, f],
+                 frontier._replace(counts=size, n_left=None, allowed=None, segment=None, totals=frontier.totals[:, f],
                                    constant=frontier.constant[f], weight=frontier.weight[f], impurity=frontier.impurity[f],
                                    searchable=frontier.searchable[f], starts=offset))
         yield j, f, offset, order, feature, pairs
