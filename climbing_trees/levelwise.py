@@ -19,8 +19,8 @@ from .categorical import column_searches
 __all__ = ['FIRST_BEST_LISTED_FROM', 'SPARSE_CUTS', 'SPARSE_MIN_POSITIONS', 'RIGHT_SUMS_ELEMENTS', 'BLOCK_ELEMENTS',
            'CLASS_SUMS_FROM', 'STABLE_SORT_BELOW', 'RANKS_FROM_BYTES', 'TAKE_CHUNK', 'DRAWN_PAIRS_BELOW',
            'TREES_BATCH_ELEMENTS', 'segment_starts', 'segmented_cumsum', 'segment_sums', 'segment_first_best',
-           'Frontier', 'frontier_layout', 'frontier_column_splits', 'segmented_sum_after', 'own_class_before',
-           'frontier_class_splits', 'partition_orders', 'node_centres', 'frontier_random_splits',
+           'Frontier', 'frontier_layout', 'frontier_column_splits', 'segmented_sum_after', 'by_row_blocks',
+           'own_class_before', 'frontier_class_splits', 'partition_orders', 'node_centres', 'frontier_random_splits',
            'frontier_missing_splits', 'FrontierSearch', 'presort', 'keeps_orders', 'grow_levelwise', 'grow_best_first',
            'subset_orders', 'trees_orders', 'grow_trees']
 
@@ -209,6 +209,15 @@ def segmented_sum_after(values, counts):
     return after
 
 # %% ../nbs/05_levelwise.ipynb #1a022478
+BLOCK_ELEMENTS = 2 ** 15     # long arrays are worked in blocks of about this many entries, a cache's worth (a depth's
+                             # features are searched in blocks of this many (statistic, sample) pairs: below)
+
+def by_row_blocks(f, a):
+    "`f(a)` for a function `f` of each row of `a` that reduces its last axis, a block of `BLOCK_ELEMENTS` entries at a time: the temporaries `f` makes are a block's, not the whole array's (a frontier of F nodes and K classes: (F, K) floats each, and chapter 1's `gini` squares every proportion). The same numbers: each row is reduced as before."
+    if a.size <= BLOCK_ELEMENTS: return f(a)
+    step = max(1, BLOCK_ELEMENTS // max(a.shape[-1], 1))
+    return np.concatenate([f(a[lo:lo + step]) for lo in range(0, len(a), step)])
+
 def own_class_before(y_sorted, w_sorted, segment, n_classes):
     "For every position along the last axis: the weight of the samples of its own class before it in its segment (`w_sorted` None: unit weights)."
     key = np.multiply(segment, n_classes, dtype=np.intp) + y_sorted         # one group per (node, class): F K may pass 2**31
@@ -240,7 +249,7 @@ def frontier_class_splits(x_sorted, y_sorted, w_sorted, frontier, criterion, cla
     g = criterion.class_term
     g_left = segmented_cumsum(g(before + w) - g(before), counts)          # sum_k g(L_k) after each position
     del before
-    g_node = g(class_totals).sum(axis=1)[segment]
+    g_node = by_row_blocks(lambda t: g(t).sum(axis=1), class_totals)[segment]
     g_right = g_node - segmented_cumsum(g(after) - g(after - w), counts)    # sum_k g(R_k)
     del after, g_node
     w_left = frontier.n_left.astype(float) if w_sorted is None else segmented_cumsum(w_sorted, counts)
@@ -401,7 +410,6 @@ def frontier_missing_splits(x_sorted, stats_sorted, frontier, criterion, positiv
     return split_impurity, np.where(missing_left, first_left, first_right), missing_left
 
 # %% ../nbs/05_levelwise.ipynb #91a4ada3
-BLOCK_ELEMENTS = 2 ** 15     # a depth's features are searched in blocks of about this many (statistic, sample) pairs: a cache's worth
 CLASS_SUMS_FROM = 4          # Gini and entropy with at least this many classes: sums of each sample's own class, not K columns
 
 class FrontierSearch(NamedTuple):
@@ -633,7 +641,7 @@ def _node_summaries(g, orders, counts):
     units = scale ** 2 if g.centred else 1.0                             # real impurity per unit of u's (0: constant node)
     S = node_stats.T
     value, weight = g.crit.value(S), g.crit.weight(S)
-    in_units = (g.crit.impurity_of_proportions(value) if type(g.crit).impurity is ClassificationCriterion.impurity
+    in_units = (by_row_blocks(g.crit.impurity_of_proportions, value) if type(g.crit).impurity is ClassificationCriterion.impurity
                 else g.crit.impurity(S))                                 # classes: from the proportions just computed
     impurity, value = in_units * units, value.reshape(len(counts), -1)   # (F, K) proportions or (F, 1) means
     if g.centred: value = centre[:, None] + scale[:, None] * value

@@ -228,7 +228,8 @@ def _preorder_layout(children_left, children_right, roots=None):
 def _assemble_trees(nodes, numeric, categorical, surrogates, n_levels=0):
     "One `Tree` per root (a node with parent -1), in the order the roots were written, each numbered in pre-order, from a builder's chunks of nodes, numeric and categorical rules, and surrogates ({node: list} or None); `n_levels`: a number, or one per tree."
     if not nodes: raise ValueError("a tree needs a root, the first node added, with parent -1")
-    columns = list(zip(*nodes))                     # each field's chunks, concatenated one at a time below
+    columns = [list(c) for c in zip(*nodes)]        # each field's chunks, concatenated one at a time below
+    nodes.clear()                                   # handed over: each chunk is freed once copied (`_in_preorder`)
     parent = np.concatenate(columns[0])
     children_left, children_right = _link_children(parent, np.concatenate(columns[1]))
     codes = {t: [c for s in node for c in (*s.left_levels, *s.right_levels)] for t, node in (surrogates or {}).items()}
@@ -254,6 +255,7 @@ def _assemble_trees(nodes, numeric, categorical, surrogates, n_levels=0):
     rows = [a[order] for a in rules]
     del rules
     rows += [_in_preorder(chunks, number) for chunks in columns[2:]]   # value, impurity, n_samples, weight
+    del columns
     for t, c in codes.items():                                         # each tree's level tables: its largest code + 1
         b = int(np.searchsorted(first, number[t], side="right")) - 1   # the tree of node t
         widths[b] = max(widths[b], max(c, default=-1) + 1)
@@ -267,10 +269,12 @@ def _assemble_trees(nodes, numeric, categorical, surrogates, n_levels=0):
     return trees
 
 def _in_preorder(chunks, number):
-    "The rows of `chunks` (in the order written) each put at its node's pre-order `number`: one array, no concatenated copy (a many-class tree's values are large)."
+    "The rows of `chunks` (a list, in the order written) each put at its node's pre-order `number`: one array, no concatenated copy, and each chunk taken off the list once copied, so that its memory is freed (a many-class tree's values are large: they are not held twice)."
     rows = np.empty((len(number),) + chunks[0].shape[1:], dtype=np.result_type(*chunks))
     start = 0
-    for chunk in chunks:
+    chunks.reverse()                                 # the first written last: taken off the end
+    while chunks:
+        chunk = chunks.pop()
         rows[number[start:start + len(chunk)]] = chunk
         start += len(chunk)
     return rows
@@ -289,7 +293,7 @@ class TreeBuilder:
         "Add nodes given as arrays, one entry each (`parent` -1 for the root); returns their numbers."
         value = np.asarray(value, dtype=float)
         ids = np.arange(self.node_count, self.node_count + len(value))
-        self._nodes.append((np.asarray(parent, np.intp), np.asarray(is_left, bool), value, np.asarray(impurity, float),
+        self._open_nodes().append((np.asarray(parent, np.intp), np.asarray(is_left, bool), value, np.asarray(impurity, float),
                             np.asarray(n_samples, np.intp), np.asarray(weight, float)))
         self.node_count += len(value)
         return ids
@@ -317,17 +321,30 @@ class TreeBuilder:
         if self._surrogates is None: self._surrogates = {}
         self._surrogates[int(node)] = list(surrogates)
 
+    def _open_nodes(self):
+        "The chunks of nodes written so far; an error once `build` has taken them."
+        if self._nodes is None:
+            raise ValueError("this TreeBuilder has built already: build hands its nodes over (each array is freed once copied "
+                             "into the tree), so a builder builds once; write the nodes into a new TreeBuilder")
+        return self._nodes
+
+    def _hand_over(self):
+        "The chunks of nodes, taken from the builder: `_assemble_trees` frees each once it is copied."
+        nodes, self._nodes = self._open_nodes(), None
+        return nodes
+
     def build(self, n_levels=0):
-        "The finished `Tree`, numbered in pre-order; `n_levels` widens the level tables (default: the largest code used + 1)."
-        trees = _assemble_trees(self._nodes, self._numeric, self._categorical, self._surrogates, n_levels)
+        "The finished `Tree`, numbered in pre-order; `n_levels` widens the level tables (default: the largest code used + 1). The builder hands its nodes over: it builds once."
+        trees = _assemble_trees(self._hand_over(), self._numeric, self._categorical, self._surrogates, n_levels)
         if len(trees) != 1:
             raise ValueError(f"a tree needs exactly one root, the first node added, with parent -1; this builder holds {len(trees)} "
                              "(build_each builds one tree per root)")
         return trees[0]
 
     def build_each(self, n_levels=0):
-        "One `Tree` per root (a node added with parent -1), in the order the roots were added: a builder may hold a forest; `n_levels`: a number, or one per tree."
-        return _assemble_trees(self._nodes, self._numeric, self._categorical, self._surrogates, n_levels) if self._nodes else []
+        "One `Tree` per root (a node added with parent -1), in the order the roots were added: a builder may hold a forest; `n_levels`: a number, or one per tree. Like `build`, it builds once."
+        nodes = self._hand_over()
+        return _assemble_trees(nodes, self._numeric, self._categorical, self._surrogates, n_levels) if nodes else []
 
 # %% ../nbs/02_naive_split.ipynb #9dc6ab4c
 def kept_nodes(tree, cut):
