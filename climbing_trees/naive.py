@@ -294,7 +294,7 @@ class TreeBuilder:
         value = np.asarray(value, dtype=float)
         ids = np.arange(self.node_count, self.node_count + len(value))
         self._open_nodes().append((np.asarray(parent, np.intp), np.asarray(is_left, bool), value, np.asarray(impurity, float),
-                            np.asarray(n_samples, np.intp), np.asarray(weight, float)))
+                                   np.asarray(n_samples, np.intp), np.asarray(weight, float)))
         self.node_count += len(value)
         return ids
 
