@@ -96,8 +96,8 @@ def frontier_layout(counts, node_stats, criterion, searchable, min_samples_leaf=
         n = int(counts.sum())
         small = np.int32 if n < 2 ** 31 else np.intp                      # as the orders: half the memory of intp
         segment = np.arange(len(counts), dtype=small).repeat(counts)
-        n_left = np.arange(1, n + 1, dtype=small) - starts.astype(small).repeat(counts)   # repeats, not indexing by a
-        n_right = counts.astype(small).repeat(counts) - n_left                           # 32-bit segment: faster
+        n_left = np.arange(1, n + 1, dtype=small) - starts.astype(small).repeat(counts)   # repeats of the nodes' numbers: numpy
+        n_right = counts.astype(small).repeat(counts) - n_left                           # indexes by a 32-bit segment through a casting path
         allowed = searchable.repeat(counts) & admissible_cuts(n_left, n_right, n_left, n_right, min_samples_leaf)
     S = node_stats.T
     weight = criterion.weight(S) if weight is None else weight
@@ -817,7 +817,7 @@ def _rows(orders, js):
 TAKE_CHUNK = 2 ** 14          # positions of a 32-bit order widened to intp at a time by `_take_columns`
 
 def _take_columns(table, order):
-    "`np.take(table, order, axis=1)` of a `table` (S, N) at a 32-bit `order` (..., n), widening a chunk of `order` to intp at a time: `take` widens all of it first, a temporary the size of the result at a sweep's peak of memory."
+    "`np.take(table, order, axis=1)` of a `table` (S, N) at a 32-bit `order` (..., n), widening a chunk of `order` to intp at a time: `take` widens all of it first, a temporary of 8 bytes a position (as large as a row of floats gathered) at a sweep's peak of memory."
     if order.size <= TAKE_CHUNK: return np.take(table, order, axis=1)   # short: one call, and a small widened copy
     out = np.empty((len(table),) + order.shape, dtype=table.dtype)
     flat_order, flat_out = order.reshape(-1), out.reshape(len(table), -1)
