@@ -14,6 +14,7 @@ from .naive import (TreeBuilder, admissible_cuts, check_growth, check_search_opt
                                   TIE_TOLERANCE)
 from .criteria import ClassificationCriterion, Criterion, make_criterion, median_column_split
 from .categorical import column_searches
+from .impurity import check_sample_weight
 
 # %% auto #0
 __all__ = ['FIRST_BEST_LISTED_FROM', 'SPARSE_CUTS', 'SPARSE_MIN_POSITIONS', 'RIGHT_SUMS_ELEMENTS', 'BLOCK_ELEMENTS',
@@ -429,11 +430,12 @@ class FrontierSearch(NamedTuple):
 
 # %% ../nbs/05_levelwise.ipynb #df443ce4
 class _Growth:
-    "One fit's checked data, criterion, options and presorted orders; `search` finds the best split of every node of a frontier. `roots`: the rows are several trees' samples one after another, `roots[b]` rows for tree b, each with its own seed in `random_state` (a list) and `presorted` sorted within each tree's rows; `columns`: (the columns of the X the rows were taken from, each row's row there), read instead of the rows by a growth without orders; `ranks`: `_dense_ranks` of that X read at the rows, if known (else made from the rows)."
+    "One fit's checked data, criterion, options and presorted orders; `search` finds the best split of every node of a frontier. `roots`: the samples are several trees' one after another, `roots[b]` samples for tree b, each with its own seed in `random_state` (a list) and `presorted` sorted within each tree's samples; `rows`: the samples are these rows of `X` (None: X's rows), `y` given per row of X and `sample_weight` per sample: X and y are checked once, and the rows are copied only for a growth that keeps orders (a growth without orders reads X's columns at them); `ranks`: `_dense_ranks` of X read at the samples, if known (else made from them)."
     def __init__(self, X, y, criterion, sample_weight, n_classes, categorical, node_searches, rules, max_features, splitter,
-                 random_state, presorted=None, roots=None, columns=None, ranks=None):
-        self.X, self.y, self.w, self.rules = check_growth(X, y, criterion, sample_weight, n_classes, *rules)
-        self.n_samples, self.n_features = self.X.shape
+                 random_state, presorted=None, roots=None, rows=None, ranks=None):
+        self.X, self.y, self.w, self.rules = check_growth(X, y, criterion, sample_weight if rows is None else None, n_classes, *rules)
+        if rows is not None: self.y, self.w = self.y.take(rows), check_sample_weight(sample_weight, len(rows))
+        self.n_samples, self.n_features = len(self.y), self.X.shape[1]
         self.roots = np.array([self.n_samples]) if roots is None else np.asarray(roots, dtype=np.intp)
         seeds = [random_state] if roots is None else list(random_state)
         options = [check_search_options(max_features, splitter, seed, self.n_features) for seed in seeds]
@@ -446,10 +448,14 @@ class _Growth:
         self.children_rule = type(self.crit).admissible_children is not Criterion.admissible_children   # Poisson's
         self.X = np.ascontiguousarray(self.X)                              # read in place: no transposed copy
         self.positive = None if (self.w > 0).all() else (self.w > 0).astype(np.int64)
-        self.missing_columns = np.flatnonzero(np.isnan(self.X).any(axis=0))       # once per fit: the others skip every NaN step
+        missing = np.isnan(self.X).any(axis=0)                             # once per fit: the others skip every NaN step
+        if rows is not None and keeps_orders(self.splitter, self.searches, int(missing.any())):   # sweeps read the samples' rows:
+            self.X, rows = self.X.take(rows, axis=0), None                 # copied (and their own NaN counted)
+            missing = np.isnan(self.X).any(axis=0)
+        self.missing_columns = np.flatnonzero(missing)
         self.sorted = keeps_orders(self.splitter, self.searches, len(self.missing_columns))
-        if self.sorted or columns is None: columns = (None if self.sorted else np.ascontiguousarray(self.X.T), None)
-        self.columns, self.source = columns               # no orders: gathers read columns (cache-friendlier), shared if given
+        self.columns = None if self.sorted else np.ascontiguousarray(self.X.T)   # no orders: gathers read columns (cache-friendlier),
+        self.source = rows                                                 # at the samples' rows of X if not copied
         if self.sorted and presorted is None and len(self.roots) > 1:
             raise ValueError("several trees grown together need `presorted`: each tree's orders, one tree after another")
         self.orders = (_presorted_orders(self.X, presorted) if self.sorted        # random thresholds need no order: one row,
@@ -1111,10 +1117,10 @@ def _grow_together(X, y, criterion, sample_weights, n_classes, seeds, orders, mi
     stacked_orders = (None if orders is None else
                       np.concatenate([_orders_of(orders, w) + offset for w, offset in zip(sample_weights, offsets.tolist())], axis=1))
     categorical = rules["categorical"]
-    growth = _Growth(X[stacked], y[stacked], criterion, sample_weights[np.repeat(np.arange(len(rows)), sizes), stacked], n_classes, categorical, None,
+    growth = _Growth(X, y, criterion, sample_weights[np.repeat(np.arange(len(rows)), sizes), stacked], n_classes, categorical, None,
                      (rules["max_depth"], rules["min_samples_split"], rules["min_samples_leaf"], rules["min_impurity_decrease"],
                       min_weight_leaf, None), rules["max_features"], rules["splitter"], seeds, stacked_orders, roots=sizes,
-                     columns=None if orders is not None else (np.ascontiguousarray(X.T), stacked),   # no orders: X's own columns
+                     rows=stacked,                       # copied by a growth with orders; one without reads X's columns there
                      ranks=None if ranks is None else ranks.take(stacked, axis=1))   # a table of X's ranks, in the stacked rows' order
     builder = _grow_depth_by_depth(growth)
     del growth

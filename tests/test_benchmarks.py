@@ -22,3 +22,12 @@ def test_small_floor_quick_grows_scikit_learns_node_counts():
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
     rows = [line.split() for line in run.stdout.splitlines() if line.split()[:1] in (["3"], ["None"])]
     assert [row[:2] for row in rows] == [["3", "15"], ["None", "863"]], run.stdout
+
+
+def test_extra_trees_floor_quick_grows_as_much_tree_as_scikit_learn():
+    "The lean extra-trees grower of benchmarks/extra_trees_floor.py grows within 3% of scikit-learn's nodes per tree (asserted in the script) and prints its row."
+    run = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "extra_trees_floor.py"), "--quick"], cwd=ROOT,
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    rows = [line.split() for line in run.stdout.splitlines() if line.split()[:1] == ["2000"]]
+    assert len(rows) == 1 and len(rows[0]) == 8, run.stdout
