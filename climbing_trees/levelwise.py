@@ -1068,7 +1068,7 @@ def trees_orders(X, criterion, n_classes=None, splitter="best", categorical=(), 
     if not keeps_orders(splitter, node_searched, int(np.isnan(X).any()) if X.size else 0): return None
     return presort(X) if presorted is None else presorted
 
-TREES_BATCH_ELEMENTS = 2 ** 22    # the trees grown together hold at most about this many (row, feature) entries
+TREES_BATCH_ELEMENTS = 2 ** 21    # the trees grown together hold at most about this many (row, feature) entries (measured below)
 
 def grow_trees(X, y, criterion="gini", sample_weights=None, n_classes=None, *, random_states=None, presorted=None, categorical=(),
                max_depth=None, min_samples_split=2, min_samples_leaf=1, min_impurity_decrease=0.0, min_weight_leaf=0.0,
