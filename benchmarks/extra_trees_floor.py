@@ -16,7 +16,7 @@ Ours, scikit-learn's and the lean grower run alternately on one pinned core with
 
 What it does not show: the best a lean grower can do (a floor that is itself not tight), n_jobs=2, or any other data.
 """
-import os, sys, time
+import os, sys
 
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 if any(os.environ.get(v) != "1" for v in THREAD_VARIABLES):          # before numpy is imported: one thread each
@@ -27,6 +27,7 @@ from sklearn.datasets import make_classification
 from sklearn.ensemble import ExtraTreesClassifier as SkExtraTrees
 
 from climbing_trees.forests import ExtraTreesClassifier
+from small_floor import best_of                                      # the same interleaved best-of as the trees' floor
 
 FRONTIER_ENTRIES = 2 ** 20          # the lean grower grows max(1, this // (N * D)) trees as one frontier
 
@@ -77,15 +78,6 @@ def lean_extra_trees(X, y, n_trees, max_features, seed):
             counts = np.concatenate([n_left[slot, nodes][split], n_right[slot, nodes][split]])
             n_nodes += len(counts)
     return n_nodes
-
-
-def best_of(calls, repeats):
-    "Best seconds of each call, the calls interleaved in every round."
-    best = [np.inf] * len(calls)
-    for _ in range(repeats):
-        for k, call in enumerate(calls):
-            t0 = time.perf_counter(); call(); best[k] = min(best[k], time.perf_counter() - t0)
-    return best
 
 
 def main():
