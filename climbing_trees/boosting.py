@@ -4,7 +4,7 @@
 
 # %% ../nbs/13_boosting.ipynb #caa1b201
 from __future__ import annotations
-from dataclasses import asdict
+from dataclasses import replace
 from time import perf_counter
 import numpy as np
 from scipy.sparse import issparse
@@ -17,11 +17,11 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_is_fitted, check_X_y, validate_data
 from threadpoolctl import threadpool_limits
 from .impurity import check_sample_weight
-from .levelwise import grow_levelwise, presort, subset_orders
+from .levelwise import grow_levelwise_from_plan, presort, subset_orders
 from .inference import apply as apply_tree, feature_importances
 from .pruning import prune
 from .estimators import (DecisionTreeRegressor, EstimatorTree, ParameterError, categorical_encoder, patch_to,
-                                       resolve_max_features, resolve_tree_params, is_integer, is_number, check_parameter)
+                                       resolve_max_features, resolve_plan, is_integer, is_number, check_parameter)
 
 # %% auto #0
 __all__ = ['REGRESSION_LOSSES', 'CLASSIFICATION_LOSSES', 'BOOSTING_CRITERIA', 'weighted_percentile', 'newton_leaf_values', 'Loss',
@@ -223,16 +223,16 @@ class BaseGradientBoosting(BaseEstimator):
 
 # %% ../nbs/13_boosting.ipynb #738a84f8
 @patch_to(BaseGradientBoosting)
-def _stage_tree(self, X, g, w, rows, orders, unit_weights):
-    "Grow one stage's regression tree on the negative gradient `g` of the rows where `rows` holds, straight from chapter 05's grower."
-    rules, max_features = resolve_tree_params(self._tree_template(), len(X), X.shape[1], w[rows].sum())
+def _stage_tree(self, X, g, w, rows, orders, unit_weights, plan):
+    "Grow one stage's regression tree on the negative gradient `g` of the rows where `rows` holds, straight from chapter 05's grower, as the fit's `plan` says (its `min_weight_leaf` per unit of weight: times this stage's weight)."
     seed = self._rng.randint(np.iinfo(np.int32).max)
+    weight_leaf = plan.rules.min_weight_leaf * w[rows].sum()
+    rules = plan.rules if weight_leaf == plan.rules.min_weight_leaf else replace(plan.rules, min_weight_leaf=weight_leaf)
     everything = bool(rows.all())
     X_t, g_t, w_t = (X, g, w) if everything else (X[rows], g[rows], w[rows])
-    tree = grow_levelwise(X_t, g_t, "squared_error", None if unit_weights else w_t, None,
-                          categorical=np.flatnonzero(self.is_categorical_).tolist(), **asdict(rules),
-                          max_features=None if max_features >= X.shape[1] else max_features, splitter="best", random_state=seed,
-                          presorted=orders if everything else subset_orders(orders, rows))
+    tree = grow_levelwise_from_plan(replace(plan, rules=rules, random_state=seed), X_t, g_t,
+                                    np.broadcast_to(1.0, len(g_t)) if unit_weights else w_t,
+                                    orders if everything else subset_orders(orders, rows))
     return prune(tree, self.ccp_alpha) if self.ccp_alpha > 0 else tree
 
 @patch_to(BaseGradientBoosting)
@@ -393,6 +393,7 @@ def _fit_stages(self, X, y, w, raw, X_val, y_val, w_val, begin, monitor):
     n_inbag = max(1, int(self.subsample * n))
     X_grow = X if positive.all() else X[positive]                   # rows of weight 0 never reach a tree
     orders = presort(X_grow)                                        # sorted once, for every stage
+    plan, _ = resolve_plan(self._tree_template(), len(X_grow), X.shape[1], 1.0, None, np.flatnonzero(self.is_categorical_))   # once
     self._resize(self.n_estimators)
     stop = self.n_iter_no_change
     if stop is not None:
@@ -410,7 +411,7 @@ def _fit_stages(self, X, y, w, raw, X_val, y_val, w_val, begin, monitor):
         rows = mask & positive                                      # the rows this stage's trees are grown on
         for k in range(K):
             y_k = (y == k).astype(np.float64) if K > 1 else y
-            tree = self._stage_tree(X_grow, g[positive, k], w[positive], rows[positive], orders, unit_weights)
+            tree = self._stage_tree(X_grow, g[positive, k], w[positive], rows[positive], orders, unit_weights, plan)
             leaves = apply_tree(tree, X, n_threads=1)               # small trees: one walk, no threads to start
             values = loss.leaf_values(leaves[rows], tree.node_count, y_k[rows], g[rows, k], raw[rows, k], w[rows])
             if values is not None: tree.value[tree.is_leaf, 0] = values[tree.is_leaf]

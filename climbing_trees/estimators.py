@@ -4,7 +4,7 @@
 
 # %% ../nbs/09_estimators.ipynb #e401eabf
 from __future__ import annotations
-from dataclasses import asdict, fields
+from dataclasses import fields, replace
 from functools import partial
 from math import ceil
 import warnings
@@ -16,34 +16,35 @@ from sklearn.utils import Bunch, check_random_state, compute_sample_weight
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_is_fitted, check_X_y, validate_data
 from .impurity import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA, check_sample_weight
-from .naive import StoppingRules, Tree, best_split, grow_tree, naive_column_split
+from .naive import (GrowthPlan, StoppingRules, Tree, best_split, check_regression_target, grow_tree_from_plan,
+                                  naive_column_split)
 from .criteria import incremental_column_split, vectorized_column_split
 from .categorical import CategoryEncoder, column_searches
-from .levelwise import grow_levelwise
+from .levelwise import grow_levelwise_from_plan
 from .inference import apply as apply_tree, decision_path as tree_decision_path, feature_importances
 from .pruning import cost_complexity_path, prune
-from .missing import grow_surrogate
+from .missing import check_surrogate_options, grow_surrogate_from_plan
 
 # %% auto #0
-__all__ = ['ALGORITHMS', 'DEFAULT_ALGORITHM', 'CLASSIFIER_CRITERIA', 'REGRESSOR_CRITERIA', 'MISSING_STRATEGIES',
+__all__ = ['ALGORITHMS', 'DEFAULT_ALGORITHM', 'CLASSIFIER_CRITERIA', 'REGRESSOR_CRITERIA', 'MISSING_STRATEGIES', 'MAX_SEED',
            'depth_first_grower', 'ParameterError', 'is_integer', 'is_number', 'check_parameter', 'check_tree_params',
-           'resolve_max_features', 'resolve_tree_params', 'EstimatorTree', 'categorical_encoder', 'patch_to',
-           'BaseDecisionTree', 'class_codes', 'DecisionTreeClassifier', 'DecisionTreeRegressor']
+           'resolve_max_features', 'resolve_tree_params', 'grower_seed', 'resolve_plan', 'EstimatorTree',
+           'categorical_encoder', 'patch_to', 'BaseDecisionTree', 'grow_by_plan', 'class_codes',
+           'DecisionTreeClassifier', 'DecisionTreeRegressor']
 
 # %% ../nbs/09_estimators.ipynb #1615d0cc
 def depth_first_grower(numeric_search):
-    "A grower: chapter 02's `grow_tree`, one node at a time, with `numeric_search` on numeric columns and chapter 04's partition search on categorical ones."
-    def grow(X, y, criterion, sample_weight, n_classes, *, categorical=(), **rules_and_options):
-        searches = column_searches(X.shape[1], categorical, numeric_search)
-        return grow_tree(X, y, criterion, sample_weight, n_classes, find_split=partial(best_split, column_search=searches),
-                         **rules_and_options)
+    "A grower of a checked `GrowthPlan`: chapter 02's `grow_tree_from_plan`, one node at a time, with `numeric_search` on numeric columns and chapter 04's partition search on the plan's categorical ones."
+    def grow(plan, X, y, w):
+        searches = column_searches(X.shape[1], plan.categorical, numeric_search)
+        return grow_tree_from_plan(plan, X, y, w, partial(best_split, column_search=searches))
     return grow
 
 ALGORITHMS = {
     "naive": depth_first_grower(naive_column_split),
     "incremental": depth_first_grower(incremental_column_split),
     "vectorized": depth_first_grower(vectorized_column_split),
-    "levelwise": grow_levelwise,       # chapter 05's grower, which takes the same arguments
+    "levelwise": grow_levelwise_from_plan,    # chapter 05's grower, which takes the same arguments
 }
 DEFAULT_ALGORITHM = "levelwise"    # the fastest grower of the book (chapter 05)
 
@@ -132,6 +133,20 @@ def resolve_tree_params(estimator, n_samples, n_features, total_weight):
                           min_impurity_decrease=p.min_impurity_decrease, min_weight_leaf=p.min_weight_fraction_leaf * total_weight,
                           max_leaf_nodes=p.max_leaf_nodes)
     return rules, resolve_max_features(p.max_features, n_features)
+
+MAX_SEED = np.iinfo(np.int32).max
+
+def grower_seed(random_state):
+    "The seed of a grower's draws: one integer drawn from `check_random_state(random_state)`, as scikit-learn's trees draw theirs (a `RandomState` object: a new seed at every fit)."
+    return int(check_random_state(random_state).randint(MAX_SEED))
+
+def resolve_plan(estimator, n_samples, n_features, total_weight, n_classes, categorical=(), seed=None):
+    "A checked tree estimator's chapter-02 `GrowthPlan` for this data (its stopping rules in absolute numbers, `max_features` None when it names every feature, the seed `seed`), and its `max_features_`."
+    rules, max_features = resolve_tree_params(estimator, n_samples, n_features, total_weight)
+    plan = GrowthPlan(estimator.criterion, n_classes, rules, None if max_features >= n_features else max_features, estimator.splitter,
+                      seed, tuple(categorical), "surrogate" if estimator.missing == "surrogate" else "direction",
+                      estimator.max_surrogates)
+    return plan, max_features
 
 # %% ../nbs/09_estimators.ipynb #e4a79710
 def _dense_floats(X): return X.toarray().astype(np.float64) if issparse(X) else np.asarray(X, dtype=np.float64)
@@ -247,18 +262,19 @@ def _validate_X_predict(self, X):
 # %% ../nbs/09_estimators.ipynb #8d2c5733
 @patch_to(BaseDecisionTree)
 def _grow(self, X, y, w, n_classes):
-    "Resolve the parameters against the data, grow `tree_` with the chosen algorithm, and prune it at `ccp_alpha` (chapter 07)."
-    rules, self.max_features_ = resolve_tree_params(self, len(y), X.shape[1], w.sum())
-    seed = check_random_state(self.random_state).randint(np.iinfo(np.int32).max)
-    drawn = min(self.max_features_, X.shape[1])
-    search = dict(max_features=None if drawn == X.shape[1] else drawn, splitter=self.splitter, random_state=seed)
+    "Resolve the parameters against the data into a `GrowthPlan`, grow `tree_` by it, and prune it at `ccp_alpha` (chapter 07)."
+    plan, self.max_features_ = resolve_plan(self, len(y), X.shape[1], w.sum(), n_classes, np.flatnonzero(self.is_categorical_),
+                                            grower_seed(self.random_state))
+    if plan.missing == "surrogate": check_surrogate_options(plan.criterion, plan.max_surrogates, plan.rules.max_leaf_nodes, plan.splitter)
+    grown = grow_by_plan(plan, X, y, w, self.algorithm)
+    self._install(prune(grown, self.ccp_alpha) if self.ccp_alpha > 0 else grown)
+
+def grow_by_plan(plan, X, y, w, algorithm=DEFAULT_ALGORITHM):
+    "Grow a `Tree` as the checked `plan` says, by the grower `algorithm` names (chapter 8's surrogate grower if the plan asks for surrogates); rows of weight zero are left out first."
     counts = w > 0                  # weight 0 = the row left out, as an integer weight = the row repeated
     if not counts.all(): X, y, w = X[counts], y[counts], w[counts]    # a copy of X only when some row is left out
-    categorical = np.flatnonzero(self.is_categorical_).tolist()
-    grower = ALGORITHMS[self.algorithm]
-    if self.missing == "surrogate": grower = partial(grow_surrogate, max_surrogates=self.max_surrogates)   # chapter 8's, rpart's rules
-    grown = grower(X, y, self.criterion, w, n_classes, categorical=categorical, **asdict(rules), **search)
-    self._install(prune(grown, self.ccp_alpha) if self.ccp_alpha > 0 else grown)
+    grower = grow_surrogate_from_plan if plan.missing == "surrogate" else ALGORITHMS[algorithm]   # chapter 8's, rpart's rules
+    return grower(plan, X, y, w)
 
 @patch_to(BaseDecisionTree)
 def _install(self, tree):
@@ -382,7 +398,8 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         "Grow the tree on `X` (array, sparse matrix or data frame) and numeric targets `y`; returns self."
         self._check_params()
         X, y = self._validate_training_data(X, y)
-        self._grow(X, y.astype(np.float64, copy=False), check_sample_weight(sample_weight, len(y)), None)
+        w = check_sample_weight(sample_weight, len(y))
+        self._grow(X, check_regression_target(y.astype(np.float64, copy=False), self.criterion, w), w, None)
         return self
 
     def predict(self, X):

@@ -4,7 +4,7 @@
 
 # %% ../nbs/12_forests.ipynb #6ab07fa2
 from __future__ import annotations
-from dataclasses import asdict
+from dataclasses import replace
 from numbers import Integral
 from time import perf_counter
 import warnings
@@ -16,20 +16,19 @@ from sklearn.metrics import accuracy_score, r2_score
 from sklearn.utils import check_random_state, compute_class_weight, compute_sample_weight
 from sklearn.utils.validation import check_is_fitted
 from .impurity import check_sample_weight
-from .levelwise import grow_trees, trees_orders
+from .levelwise import grow_trees_from_plan, trees_orders
 from .inference import apply as apply_tree, decision_path as tree_decision_path, feature_importances
 from .pruning import prune
-from .estimators import (BaseDecisionTree, DecisionTreeClassifier, DecisionTreeRegressor, ParameterError, patch_to,
-                                       resolve_tree_params, class_codes, is_integer, check_parameter)
+from .missing import check_surrogate_options
+from .estimators import (BaseDecisionTree, DecisionTreeClassifier, DecisionTreeRegressor, MAX_SEED, ParameterError,
+                                       patch_to, grow_by_plan, resolve_plan, class_codes, is_integer, check_parameter)
 
 # %% auto #0
-__all__ = ['MAX_SEED', 'PREFER', 'tree_seeds', 'n_bootstrap_samples', 'bootstrap_indices', 'tree_weights', 'BaseForest',
-           'ForestRegressor', 'ForestClassifier', 'RandomForestClassifier', 'ExtraTreesClassifier',
-           'RandomForestRegressor', 'ExtraTreesRegressor']
+__all__ = ['PREFER', 'tree_seeds', 'n_bootstrap_samples', 'bootstrap_indices', 'tree_weights', 'BaseForest', 'ForestRegressor',
+           'ForestClassifier', 'RandomForestClassifier', 'ExtraTreesClassifier', 'RandomForestRegressor',
+           'ExtraTreesRegressor']
 
 # %% ../nbs/12_forests.ipynb #6bb29edf
-MAX_SEED = np.iinfo(np.int32).max
-
 def tree_seeds(random_state, n_fitted, n_more):
     "The seeds of trees `n_fitted` to `n_fitted + n_more - 1` of a forest, as scikit-learn draws them from `random_state` (the first `n_fitted` drawn and discarded)."
     rs = check_random_state(random_state)
@@ -65,22 +64,18 @@ def tree_weights(seeds, n_samples, bootstrap, n_draws=None, sample_weight=None, 
     return table
 
 # %% ../nbs/12_forests.ipynb #52b9fe60
-def _grow_batch(X, y, orders, seeds, sampling, blank, growth):
-    "The trees of `seeds`: their weight table, then chapter 05's `grow_trees` (`growth`, with `orders`) or, for other growers, `blank`'s own `_grow`."
+def _grow_batch(X, y, orders, seeds, sampling, plan, algorithm, ccp_alpha):
+    "The trees of `seeds`, as the forest's checked `plan` says: their weight table, each tree's grower seed and `min_weight_leaf` (the plan's, per unit of weight, times the tree's total weight); grown together by chapter 05's `grow_trees_from_plan` (with `orders`), or one by one by chapter 09's `grow_by_plan` for the other growers."
     W = tree_weights(seeds, **sampling)
-    n_classes = getattr(blank, "n_classes_", None)
-    if growth is None:
-        trees = []
-        for seed, w in zip(seeds, W):
-            blank.random_state = int(seed)
-            blank._grow(X, y, np.array(w), n_classes)
-            trees.append(blank.tree_)
-        return trees
-    growth = dict(growth, min_weight_leaf=growth["min_weight_leaf"] * W.sum(axis=1))   # a fraction of each tree's own total
     generator = np.random.RandomState(0)
     grower_seeds = [_reseeded(generator, seed).randint(MAX_SEED) for seed in seeds]      # what a tree of random_state=seed draws
-    trees = grow_trees(X, y, blank.criterion, W, n_classes, random_states=grower_seeds, presorted=orders, **growth)
-    return [prune(tree, blank.ccp_alpha) for tree in trees] if blank.ccp_alpha > 0 else trees
+    min_weight_leaf = plan.rules.min_weight_leaf * W.sum(axis=1)                        # a fraction of each tree's own total
+    if algorithm == "levelwise" and plan.missing == "direction":
+        trees = grow_trees_from_plan(plan, X, y, W, grower_seeds, orders, min_weight_leaf)
+    else:
+        trees = [grow_by_plan(replace(plan, random_state=int(seed), rules=replace(plan.rules, min_weight_leaf=float(weight_leaf))),
+                              X, y, np.array(w), algorithm) for seed, w, weight_leaf in zip(grower_seeds, W, min_weight_leaf)]
+    return [prune(tree, ccp_alpha) for tree in trees] if ccp_alpha > 0 else trees
 
 # %% ../nbs/12_forests.ipynb #f652c6c1
 def _is_bool(v): return isinstance(v, (bool, np.bool_))
@@ -180,16 +175,15 @@ def _blank_estimator(self, seed):
 def _grow_forest(self, X, y, seeds):
     "Grow the trees of `seeds` in batches, one `Parallel` job per batch, and return them as fitted tree estimators."
     template = self.estimator_
-    rules, self._max_features = resolve_tree_params(template, len(y), X.shape[1], 1.0)      # min_weight_leaf: per unit of weight
-    drawn = min(self._max_features, X.shape[1])
-    batched = template.algorithm == "levelwise" and template.missing != "surrogate"
-    growth = dict(asdict(rules), categorical=np.flatnonzero(self.is_categorical_).tolist(), splitter=template.splitter,
-                  max_features=None if drawn == X.shape[1] else drawn) if batched else None
-    orders = (trees_orders(X, template.criterion, getattr(self, "n_classes_", None), template.splitter, growth["categorical"])
-              if batched else None)                                       # sorted once for every tree, if the trees read orders
+    plan, self._max_features = resolve_plan(template, len(y), X.shape[1], 1.0, getattr(self, "n_classes_", None),   # min_weight_leaf:
+                                            np.flatnonzero(self.is_categorical_))                                     # per unit of weight
+    if plan.missing == "surrogate": check_surrogate_options(plan.criterion, plan.max_surrogates, plan.rules.max_leaf_nodes, plan.splitter)
+    batched = template.algorithm == "levelwise" and plan.missing == "direction"
+    orders = trees_orders(plan, X) if batched else None                   # sorted once for every tree, if the trees read orders
     n_jobs = max(1, effective_n_jobs(self.n_jobs))
     batches = np.array_split(seeds, min(len(seeds), n_jobs * (10 if self.verbose else 1)))
-    jobs = (delayed(_grow_batch)(X, y, orders, batch, self._sampling(y), self._blank_estimator(0), growth) for batch in batches)
+    jobs = (delayed(_grow_batch)(X, y, orders, batch, self._sampling(y), plan, template.algorithm, template.ccp_alpha)
+            for batch in batches)
     trees, start = [], perf_counter()
     for grown in Parallel(n_jobs=self.n_jobs, prefer=PREFER, return_as="generator")(jobs):
         trees += grown

@@ -9,12 +9,11 @@ from heapq import heappop, heappush
 from itertools import count
 from typing import NamedTuple
 import numpy as np
-from .naive import (TreeBuilder, admissible_cuts, check_growth, check_search_options, constant_features,
-                                  default_side, draw_features, midpoints, node_summary, takes_min_weight_leaf, ties_with_best,
-                                  TIE_TOLERANCE)
-from .criteria import ClassificationCriterion, Criterion, make_criterion, median_column_split
-from .categorical import column_searches
 from .impurity import check_sample_weight
+from .naive import (TreeBuilder, admissible_cuts, constant_features, default_side, draw_features, midpoints,
+                                  node_summary, plan_growth, ties_with_best, TIE_TOLERANCE)
+from .criteria import ClassificationCriterion, Criterion, make_criterion, median_column_split
+from .categorical import categorical_column_split
 
 # %% auto #0
 __all__ = ['FIRST_BEST_LISTED_FROM', 'SPARSE_CUTS', 'SPARSE_MIN_POSITIONS', 'RIGHT_SUMS_ELEMENTS', 'BLOCK_ELEMENTS',
@@ -22,8 +21,9 @@ __all__ = ['FIRST_BEST_LISTED_FROM', 'SPARSE_CUTS', 'SPARSE_MIN_POSITIONS', 'RIG
            'TREES_BATCH_ELEMENTS', 'segment_starts', 'segmented_cumsum', 'segment_sums', 'segment_first_best',
            'Frontier', 'frontier_layout', 'frontier_column_splits', 'segmented_sum_after', 'by_row_blocks',
            'own_class_before', 'frontier_class_splits', 'partition_orders', 'node_centres', 'frontier_random_splits',
-           'frontier_missing_splits', 'FrontierSearch', 'presort', 'keeps_orders', 'grow_levelwise', 'grow_best_first',
-           'subset_orders', 'trees_orders', 'grow_trees']
+           'frontier_missing_splits', 'FrontierSearch', 'presort', 'keeps_orders', 'grow_levelwise',
+           'grow_levelwise_from_plan', 'grow_best_first', 'grow_best_first_from_plan', 'subset_orders', 'trees_orders',
+           'grow_trees', 'grow_trees_from_plan']
 
 # %% ../nbs/05_levelwise.ipynb #1a4c33b4
 def segment_starts(counts):
@@ -430,20 +430,16 @@ class FrontierSearch(NamedTuple):
 
 # %% ../nbs/05_levelwise.ipynb #df443ce4
 class _Growth:
-    "One fit's checked data, criterion, options and presorted orders; `search` finds the best split of every node of a frontier. `roots`: the samples are several trees' one after another, `roots[b]` samples for tree b, each with its own seed in `random_state` (a list) and `presorted` sorted within each tree's samples; `rows`: the samples are these rows of `X` (None: X's rows), `y` given per row of X and `sample_weight` per sample: X and y are checked once, and the rows are copied only for a growth that keeps orders (a growth without orders reads X's columns at them); `ranks`: `_dense_ranks` of X read at the samples, if known (else made from them)."
-    def __init__(self, X, y, criterion, sample_weight, n_classes, categorical, node_searches, rules, max_features, splitter,
-                 random_state, presorted=None, roots=None, rows=None, ranks=None):
-        self.X, self.y, self.w, self.rules = check_growth(X, y, criterion, sample_weight if rows is None else None, n_classes, *rules)
-        if rows is not None: self.y, self.w = self.y.take(rows), check_sample_weight(sample_weight, len(rows))
+    "One fit's data, criterion, options and presorted orders, as the checked `plan` says (nothing is checked again); `search` finds the best split of every node of a frontier. `roots`: the samples are several trees' one after another, `roots[b]` samples for tree b, each with its own seed in `seeds` and `presorted` sorted within each tree's samples; `rows`: the samples are these rows of `X` (None: X's rows), `y` given per row of X and `w` per sample, and the rows are copied only for a growth that keeps orders (a growth without orders reads X's columns at them); `ranks`: `_dense_ranks` of X read at the samples, if known (else made from them)."
+    def __init__(self, plan, X, y, w, node_searches=None, presorted=None, roots=None, rows=None, ranks=None, seeds=None):
+        self.plan, self.rules, self.X, self.y, self.w = plan, plan.rules, X, y if rows is None else y.take(rows), w
         self.n_samples, self.n_features = len(self.y), self.X.shape[1]
         self.roots = np.array([self.n_samples]) if roots is None else np.asarray(roots, dtype=np.intp)
-        seeds = [random_state] if roots is None else list(random_state)
-        options = [check_search_options(max_features, splitter, seed, self.n_features) for seed in seeds]
-        self.max_features, self.splitter = options[0][:2]
-        self.rngs = [rng for *_, rng in options]                            # one generator per tree (None: nothing random)
-        self.criterion, self.n_classes, self.crit = criterion, n_classes, make_criterion(criterion, n_classes)
+        self.max_features, self.splitter = plan.max_features, plan.splitter
+        self.rngs = [plan.generator(seed) for seed in ([None] if seeds is None else seeds)]   # one per tree (None: nothing random)
+        self.criterion, self.n_classes, self.crit = plan.criterion, plan.n_classes, make_criterion(plan.criterion, plan.n_classes)
         self.additive = self.crit.sufficient_statistics                  # False: absolute error, every column node by node
-        self.searches = _node_searched_columns(self.n_features, categorical, node_searches, self.additive, self.rules)
+        self.searches = _node_searched_columns(self.n_features, plan.categorical, node_searches, self.additive)
         self.centred = self.crit.shift_invariant                           # squared error: each node on its own centre
         self.children_rule = type(self.crit).admissible_children is not Criterion.admissible_children   # Poisson's
         self.X = np.ascontiguousarray(self.X)                              # read in place: no transposed copy
@@ -465,7 +461,7 @@ class _Growth:
                       if self.sorted and not len(self.missing_columns) and self.X.nbytes > RANKS_FROM_BYTES else None)   # once X outgrows the cache
         self.class_stats = None                                                     # K statistics per sample, if class sums meet NaN
         self.class_sums = (self.splitter == "best" and hasattr(self.crit, "class_term")     # Gini, entropy: no K factor
-                           and n_classes >= CLASS_SUMS_FROM)
+                           and self.n_classes >= CLASS_SUMS_FROM)
         self.unit_weights = bool((self.w == 1).all())
         self.weights_are_one = (self.unit_weights and not self.children_rule        # statistic 0 follows from the count
                                 and (self.crit.weight_statistic == 0 or self.crit.statistics_sum_to_weight))
@@ -475,8 +471,8 @@ class _Growth:
         self.stats_from = int(self.centred and self.weights_are_one and self.splitter == "best" and not len(self.missing_columns))
                                   # 1: the statistics by row start at the second (per depth, centred: the sweeps never read the weights)
         self.total_weight = np.add.reduceat(self.w, segment_starts(self.roots))   # (B,) each tree's training weight
-        codes = self.X[:, sorted(set(categorical))]
-        self.n_levels = int(np.nanmax(codes)) + 1 if len(categorical) and not np.isnan(codes).all() else 0
+        codes = self.X[:, list(plan.categorical)]
+        self.n_levels = int(np.nanmax(codes)) + 1 if len(plan.categorical) and not np.isnan(codes).all() else 0
 
     def summaries(self, orders, counts): return _node_summaries(self, orders, counts)
     def values(self, rows, features=None, counts=None):
@@ -509,21 +505,16 @@ class _Growth:
         return partition_orders(orders, goes_left, counts, found.splits, max(1, BLOCK_ELEMENTS // max(1, orders.shape[1])), in_place)
 
 # %% ../nbs/05_levelwise.ipynb #03a8b071
-def _node_searched_columns(n_features, categorical, node_searches, additive, rules):
-    "The columns searched node by node, with their searches: categorical ones (chapter 04 checks the indices), `node_searches`, every column for a criterion without additive statistics."
-    per_column = column_searches(n_features, categorical, None)
-    searches = {**{j: s for j, s in enumerate(per_column) if s is not None}, **(node_searches or {})}
+def _node_searched_columns(n_features, categorical, node_searches, additive):
+    "The columns searched node by node, with their searches: the plan's categorical ones (chapter 04), `node_searches`, every column for a criterion without additive statistics."
+    searches = {**{j: categorical_column_split for j in categorical}, **(node_searches or {})}
     if not additive: searches = {j: searches.get(j, median_column_split) for j in range(n_features)}
-    unable = sorted({getattr(s, "__name__", repr(s)) for s in searches.values() if not takes_min_weight_leaf(s)})
-    if rules.min_weight_leaf > 0 and unable:
-        raise ValueError(f"the column searches {unable} do not implement min_weight_leaf; leave it at 0 or give searches "
-                         "that take the keyword min_weight_leaf (every search of the book does)")
     return searches
 
 def _presorted_orders(X, presorted=None):
-    "Every column's stable argsort, (D, N), in 32 bits when N allows: computed here (`presort`), or a checked copy of `presorted` (partitioned in place)."
+    "Every column's stable argsort, (D, N), in 32 bits when N allows: computed here (`presort`), or a copy of `presorted` (partitioned in place)."
     if presorted is None: return presort(X)                             # the only sort of the fit
-    return np.array(_check_presorted(presorted, X.shape), dtype=np.int32 if X.shape[0] < 2 ** 31 else np.intp, order="C")
+    return np.array(presorted, dtype=np.int32 if X.shape[0] < 2 ** 31 else np.intp, order="C")
 
 STABLE_SORT_BELOW = 512   # rows: below, numpy's stable sort itself (fewer calls); from here on, its default sort and a repair of ties
 
@@ -933,16 +924,17 @@ def _sweep_random(g, swept, orders, frontier, threshold, missing_left, with_miss
 def grow_levelwise(X, y, criterion="gini", sample_weight=None, n_classes=None, *, categorical=(), node_searches=None,
                    max_depth=None, min_samples_split=2, min_samples_leaf=1, min_impurity_decrease=0.0, min_weight_leaf=0.0,
                    max_leaf_nodes=None, max_features=None, splitter="best", random_state=None, presorted=None):
-    "Grow the same `Tree` as `grow_tree`, one depth at a time: segmented sums over per-feature orders kept by stable partition (best first if `max_leaf_nodes`); `presorted`: the stable argsort of every column of X, (D, N), if already computed."
-    rules = (max_depth, min_samples_split, min_samples_leaf, min_impurity_decrease, min_weight_leaf, max_leaf_nodes)
-    if max_leaf_nodes is not None:
-        return grow_best_first(X, y, criterion, sample_weight, n_classes, categorical=categorical, node_searches=node_searches,
-                               max_depth=max_depth, min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
-                               min_impurity_decrease=min_impurity_decrease, min_weight_leaf=min_weight_leaf,
-                               max_leaf_nodes=max_leaf_nodes, max_features=max_features, splitter=splitter,
-                               random_state=random_state, presorted=presorted)
-    growth = _Growth(X, y, criterion, sample_weight, n_classes, categorical, node_searches, rules, max_features, splitter,
-                     random_state, presorted)
+    "Grow the same `Tree` as `grow_tree`, one depth at a time (best first if `max_leaf_nodes`): `plan_growth` checks the arguments once (and `presorted`, the stable argsort of every column of X, (D, N), if already computed), `grow_levelwise_from_plan` grows."
+    X, y, w, plan = plan_growth(X, y, criterion, sample_weight, n_classes, categorical=categorical, max_depth=max_depth,
+                                min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
+                                min_impurity_decrease=min_impurity_decrease, min_weight_leaf=min_weight_leaf,
+                                max_leaf_nodes=max_leaf_nodes, max_features=max_features, splitter=splitter, random_state=random_state)
+    return grow_levelwise_from_plan(plan, X, y, w, None if presorted is None else _check_presorted(presorted, X.shape), node_searches)
+
+def grow_levelwise_from_plan(plan, X, y, w, presorted=None, node_searches=None):
+    "Grow a `Tree` one depth at a time as the checked `plan` says, segmented sums over per-feature orders kept by stable partition (best first if the plan has `max_leaf_nodes`); `presorted`: the stable argsort of every column of X, (D, N), if already computed."
+    if plan.rules.max_leaf_nodes is not None: return grow_best_first_from_plan(plan, X, y, w, presorted, node_searches)
+    growth = _Growth(plan, X, y, w, node_searches, presorted)
     builder, n_levels = _grow_depth_by_depth(growth), growth.n_levels
     del growth                                 # free the orders and statistics before the tree's arrays are built
     return builder.build(n_levels)
@@ -1023,10 +1015,16 @@ def _search_nodes(search, x, y, w, order, counts, searchable, criterion, n_class
 def grow_best_first(X, y, criterion="gini", sample_weight=None, n_classes=None, *, categorical=(), node_searches=None,
                     max_depth=None, min_samples_split=2, min_samples_leaf=1, min_impurity_decrease=0.0, min_weight_leaf=0.0,
                     max_leaf_nodes=None, max_features=None, splitter="best", random_state=None, presorted=None):
-    "Grow a `Tree` best first: split the leaf whose best split decreases the weighted impurity most, until `max_leaf_nodes` leaves (None: no limit); `presorted`: the stable argsort of every column of X, (D, N), if already computed."
-    rules = (max_depth, min_samples_split, min_samples_leaf, min_impurity_decrease, min_weight_leaf, max_leaf_nodes)
-    growth = _Growth(X, y, criterion, sample_weight, n_classes, categorical, node_searches, rules, max_features, splitter,
-                     random_state, presorted)
+    "Grow a `Tree` best first until `max_leaf_nodes` leaves (None: no limit): `plan_growth` checks the arguments, `grow_best_first_from_plan` grows."
+    X, y, w, plan = plan_growth(X, y, criterion, sample_weight, n_classes, categorical=categorical, max_depth=max_depth,
+                                min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
+                                min_impurity_decrease=min_impurity_decrease, min_weight_leaf=min_weight_leaf,
+                                max_leaf_nodes=max_leaf_nodes, max_features=max_features, splitter=splitter, random_state=random_state)
+    return grow_best_first_from_plan(plan, X, y, w, None if presorted is None else _check_presorted(presorted, X.shape), node_searches)
+
+def grow_best_first_from_plan(plan, X, y, w, presorted=None, node_searches=None):
+    "Grow a `Tree` best first, as the checked `plan` says: split the leaf whose best split decreases the weighted impurity most, until the plan's `max_leaf_nodes` leaves (None: no limit); `presorted`: the stable argsort of every column of X, (D, N), if already computed."
+    growth = _Growth(plan, X, y, w, node_searches, presorted)
     builder, queue, created = TreeBuilder(), [], count()
     def add(orders, counts, parents, is_left, depth):
         "Search new nodes as one frontier, write them, and queue those worth splitting, each with its slice of the orders."
@@ -1037,7 +1035,7 @@ def grow_best_first(X, y, criterion="gini", sample_weight=None, n_classes=None, 
             alone = _one_node(found, f, start, counts[f])
             heappush(queue, (-decrease[f], next(created), ids[f], alone, orders[:, start:start + counts[f]], depth))
     add(growth.orders, np.array([growth.n_samples]), np.array([-1]), np.array([True]), 0)
-    splits_left = np.inf if max_leaf_nodes is None else max_leaf_nodes - 1
+    splits_left = np.inf if plan.rules.max_leaf_nodes is None else plan.rules.max_leaf_nodes - 1
     while queue and splits_left > 0:
         _, _, node, found, orders, depth = heappop(queue)
         child_orders, child_counts = growth.split(builder, np.array([node]), found, orders, np.array([orders.shape[1]]))
@@ -1062,10 +1060,10 @@ def subset_orders(orders, rows):
     return renumber.take(np.compress(rows.take(orders).ravel(), orders)).reshape(len(orders), -1)
 
 # %% ../nbs/05_levelwise.ipynb #8462ae61
-def trees_orders(X, criterion, n_classes=None, splitter="best", categorical=(), presorted=None):
-    "The orders `grow_trees` reads with these options: `presorted`, or `presort(X)` if not given; None where the growth keeps no orders (random thresholds on numeric columns without missing values)."
-    node_searched = list(categorical) or not make_criterion(criterion, n_classes).sufficient_statistics
-    if not keeps_orders(splitter, node_searched, int(np.isnan(X).any()) if X.size else 0): return None
+def trees_orders(plan, X, presorted=None):
+    "The orders `grow_trees_from_plan` reads with this `plan`: `presorted`, or `presort(X)` if not given; None where the growth keeps no orders (random thresholds on numeric columns without missing values)."
+    node_searched = bool(plan.categorical) or not make_criterion(plan.criterion, plan.n_classes).sufficient_statistics
+    if not keeps_orders(plan.splitter, node_searched, int(np.isnan(X).any()) if X.size else 0): return None
     return presort(X) if presorted is None else presorted
 
 TREES_BATCH_ELEMENTS = 2 ** 21    # the trees grown together hold at most about this many (row, feature) entries (measured below)
@@ -1073,8 +1071,7 @@ TREES_BATCH_ELEMENTS = 2 ** 21    # the trees grown together hold at most about 
 def grow_trees(X, y, criterion="gini", sample_weights=None, n_classes=None, *, random_states=None, presorted=None, categorical=(),
                max_depth=None, min_samples_split=2, min_samples_leaf=1, min_impurity_decrease=0.0, min_weight_leaf=0.0,
                max_leaf_nodes=None, max_features=None, splitter="best"):
-    "One `Tree` per row of `sample_weights` (B, N): tree b is `grow_levelwise` on the rows of positive weight in row b, with `random_states[b]` (`min_weight_leaf`: a number, or one per tree); grown together, a batch of trees as one frontier; `presorted`: `presort(X)`, if already computed."
-    X = np.ascontiguousarray(X, dtype=float)
+    "One `Tree` per row of `sample_weights` (B, N), with `random_states[b]` and `min_weight_leaf` (a number, or one per tree): the arguments checked once (`plan_growth`, and each row of weights), then `grow_trees_from_plan`."
     sample_weights = np.atleast_2d(np.asarray(sample_weights, dtype=float))
     B = len(sample_weights)
     random_states = [None] * B if random_states is None else list(random_states)
@@ -1082,19 +1079,31 @@ def grow_trees(X, y, criterion="gini", sample_weights=None, n_classes=None, *, r
         raise ValueError(f"grow_trees needs one row of sample_weights per tree, one weight per row of X ({len(X)}), and one seed "
                          f"per tree: got sample_weights of shape {sample_weights.shape} and {len(random_states)} seeds")
     min_weight_leaf = np.broadcast_to(np.asarray(min_weight_leaf, dtype=float), (B,))
-    orders = trees_orders(X, criterion, n_classes, splitter, categorical, presorted)
-    rules = dict(categorical=categorical, max_depth=max_depth, min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
-                 min_impurity_decrease=min_impurity_decrease, max_features=max_features, splitter=splitter)
-    if max_leaf_nodes is not None or len(np.unique(min_weight_leaf)) > 1:   # best first, or rules that differ: one tree at a time
-        return [grow_levelwise(X_t, y_t, criterion, w_t, n_classes, min_weight_leaf=float(weight_leaf), max_leaf_nodes=max_leaf_nodes,
-                               random_state=seed, presorted=_orders_of(orders, w), **rules)
+    X, y, _, plan = plan_growth(X, y, criterion, None, n_classes, categorical=categorical, max_depth=max_depth,
+                                min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
+                                min_impurity_decrease=min_impurity_decrease, min_weight_leaf=float(min_weight_leaf.max()),
+                                max_leaf_nodes=max_leaf_nodes, max_features=max_features, splitter=splitter)
+    for w in sample_weights: check_sample_weight(w, len(X))
+    if presorted is not None: presorted = _check_presorted(presorted, X.shape)
+    return grow_trees_from_plan(plan, X, y, sample_weights, random_states, presorted, min_weight_leaf)
+
+def grow_trees_from_plan(plan, X, y, sample_weights, random_states, presorted=None, min_weight_leaf=None):
+    "One `Tree` per row of `sample_weights` (B, N), as the checked `plan` says: tree b is `grow_levelwise_from_plan` on the rows of positive weight in row b, with seed `random_states[b]` (`min_weight_leaf`: one per tree, None: the plan's); grown together, a batch of trees as one frontier; `presorted`: `presort(X)`, if already computed."
+    X = np.ascontiguousarray(X, dtype=float)
+    B = len(sample_weights)
+    min_weight_leaf = np.full(B, plan.rules.min_weight_leaf) if min_weight_leaf is None else np.asarray(min_weight_leaf, dtype=float)
+    orders = trees_orders(plan, X, presorted)
+    with_rule = lambda weight_leaf: (plan if weight_leaf == plan.rules.min_weight_leaf
+                                     else replace(plan, rules=replace(plan.rules, min_weight_leaf=float(weight_leaf))))
+    if plan.rules.max_leaf_nodes is not None or len(np.unique(min_weight_leaf)) > 1:   # best first, or rules that differ: one at a time
+        return [grow_levelwise_from_plan(replace(with_rule(weight_leaf), random_state=seed), X_t, y_t, w_t, _orders_of(orders, w))
                 for w, seed, weight_leaf in zip(sample_weights, random_states, min_weight_leaf) for X_t, y_t, w_t in [_rows_of(X, y, w)]]
+    plan = with_rule(min_weight_leaf[0]) if B else plan
     per_tree = max(1, TREES_BATCH_ELEMENTS // max(1, np.count_nonzero(sample_weights[0]) * X.shape[1]))
     ranks = None if orders is None or np.isnan(X).any() else _dense_ranks(X, orders)   # X's: every tree's rows read them
     trees = []
     for lo in range(0, B, per_tree):
-        trees += _grow_together(X, y, criterion, sample_weights[lo:lo + per_tree], n_classes, random_states[lo:lo + per_tree],
-                                orders, float(min_weight_leaf[0]), rules, ranks)
+        trees += _grow_together(plan, X, y, sample_weights[lo:lo + per_tree], random_states[lo:lo + per_tree], orders, ranks)
     return trees
 
 # %% ../nbs/05_levelwise.ipynb #1c37fa50
@@ -1108,7 +1117,7 @@ def _orders_of(orders, w):
     rows = w > 0
     return orders if orders is None or rows.all() else subset_orders(orders, rows)
 
-def _grow_together(X, y, criterion, sample_weights, n_classes, seeds, orders, min_weight_leaf, rules, ranks=None):
+def _grow_together(plan, X, y, sample_weights, seeds, orders, ranks=None):
     "Grow the trees of a few rows of the weight table as one growth: their rows stacked, each tree a root of the first frontier; `ranks`: `_dense_ranks(X, orders)`, if made."
     rows = [np.flatnonzero(w > 0) for w in sample_weights]
     sizes = np.array([len(r) for r in rows])
@@ -1116,14 +1125,12 @@ def _grow_together(X, y, criterion, sample_weights, n_classes, seeds, orders, mi
     stacked = np.concatenate(rows)                                    # each tree's rows, one tree after another
     stacked_orders = (None if orders is None else
                       np.concatenate([_orders_of(orders, w) + offset for w, offset in zip(sample_weights, offsets.tolist())], axis=1))
-    categorical = rules["categorical"]
-    growth = _Growth(X, y, criterion, sample_weights[np.repeat(np.arange(len(rows)), sizes), stacked], n_classes, categorical, None,
-                     (rules["max_depth"], rules["min_samples_split"], rules["min_samples_leaf"], rules["min_impurity_decrease"],
-                      min_weight_leaf, None), rules["max_features"], rules["splitter"], seeds, stacked_orders, roots=sizes,
+    categorical = list(plan.categorical)
+    growth = _Growth(plan, X, y, sample_weights[np.repeat(np.arange(len(rows)), sizes), stacked], None, stacked_orders, roots=sizes,
                      rows=stacked,                       # copied by a growth with orders; one without reads X's columns there
-                     ranks=None if ranks is None else ranks.take(stacked, axis=1))   # a table of X's ranks, in the stacked rows' order
+                     ranks=None if ranks is None else ranks.take(stacked, axis=1), seeds=seeds)   # X's ranks, in the stacked rows' order
     builder = _grow_depth_by_depth(growth)
     del growth
-    codes = [X[r][:, sorted(set(categorical))] for r in rows] if len(categorical) else []
+    codes = [X[r][:, categorical] for r in rows] if len(categorical) else []
     n_levels = [int(np.nanmax(c)) + 1 if not np.isnan(c).all() else 0 for c in codes] or 0   # each tree's level tables, as alone
     return builder.build_each(n_levels)

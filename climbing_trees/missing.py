@@ -7,15 +7,15 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import NamedTuple
 import numpy as np
-from .naive import (SurrogateSplit, TreeBuilder, TIE_TOLERANCE, check_growth, check_search_options, column_ranges,
-                                  constant_features, default_side, draw_features, first_best, midpoints, node_summary)
+from .naive import (SurrogateSplit, TreeBuilder, TIE_TOLERANCE, column_ranges, constant_features, default_side,
+                                  draw_features, first_best, midpoints, node_summary, plan_growth)
 from .criteria import vectorized_column_split
 from .categorical import column_searches
 
 # %% auto #0
 __all__ = ['LEFT', 'RIGHT', 'UNDECIDED', 'ADJ_TOLERANCE', 'SURROGATE_CRITERIA', 'sides', 'PrimarySplit', 'primary_split',
            'agreement_adj', 'numeric_surrogate', 'categorical_surrogate', 'node_surrogates', 'majority_side', 'route',
-           'check_surrogate_options', 'grow_surrogate']
+           'check_surrogate_options', 'grow_surrogate', 'grow_surrogate_from_plan']
 
 # %% ../nbs/08_missing.ipynb #1f1e24a3
 LEFT, RIGHT, UNDECIDED = -1, 1, 0
@@ -161,12 +161,18 @@ def check_surrogate_options(criterion, max_surrogates, max_leaf_nodes, splitter)
 def grow_surrogate(X, y, criterion="gini", sample_weight=None, n_classes=None, *, categorical=(), max_surrogates=5,
                    max_depth=None, min_samples_split=2, min_samples_leaf=1, min_impurity_decrease=0.0, min_weight_leaf=0.0,
                    max_leaf_nodes=None, max_features=None, splitter="best", random_state=None):
-    "Grow a `Tree` as rpart does with missing values (NaN): primary splits on the known rows, up to `max_surrogates` surrogates per split, rows routed by split, surrogates, majority."
+    "Grow a `Tree` as rpart does with missing values (NaN): the arguments checked once (`check_surrogate_options`, chapter 2's `plan_growth`), then `grow_surrogate_from_plan`."
     check_surrogate_options(criterion, max_surrogates, max_leaf_nodes, splitter)
-    X, y, w, rules = check_growth(X, y, criterion, sample_weight, n_classes, max_depth, min_samples_split, min_samples_leaf,
-                                  min_impurity_decrease, min_weight_leaf, max_leaf_nodes)
-    max_features, _, rng = check_search_options(max_features, splitter, random_state, X.shape[1])
-    categorical = frozenset(int(j) for j in categorical)
+    X, y, w, plan = plan_growth(X, y, criterion, sample_weight, n_classes, categorical=categorical, max_depth=max_depth,
+                                min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
+                                min_impurity_decrease=min_impurity_decrease, min_weight_leaf=min_weight_leaf,
+                                max_leaf_nodes=max_leaf_nodes, max_features=max_features, splitter=splitter, random_state=random_state)
+    return grow_surrogate_from_plan(replace(plan, missing="surrogate", max_surrogates=max_surrogates), X, y, w)
+
+def grow_surrogate_from_plan(plan, X, y, w):
+    "Grow a `Tree` as rpart does with missing values (NaN), as the checked `plan` says: primary splits on the known rows, up to the plan's `max_surrogates` surrogates per split, rows routed by split, surrogates, majority."
+    rules, criterion, n_classes, max_surrogates = plan.rules, plan.criterion, plan.n_classes, plan.max_surrogates
+    max_features, rng, categorical = plan.max_features, plan.generator(), frozenset(plan.categorical)
     searches = column_searches(X.shape[1], categorical, vectorized_column_split)
     kept = np.flatnonzero(~np.isnan(X).all(axis=1))
     if not len(kept): raise ValueError("every row of X misses every feature (all NaN): there is nothing to split on")
@@ -180,7 +186,7 @@ def grow_surrogate(X, y, criterion="gini", sample_weight=None, n_classes=None, *
         if not rules.may_split(len(rows), depth, impurity): continue
         drawn = None if max_features is None else np.flatnonzero(
             draw_features(constant_features(*column_ranges(Xt)), max_features, rng)[0])
-        found = primary_split(Xt, yt, wt, criterion, n_classes, searches, min_samples_leaf, rules.min_weight_leaf, drawn)
+        found = primary_split(Xt, yt, wt, criterion, n_classes, searches, rules.min_samples_leaf, rules.min_weight_leaf, drawn)
         if found is None or not found.improvement > TIE_TOLERANCE * found.weight * found.impurity: continue
         if not rules.worth_splitting(found.weight / total_weight, found.impurity, found.split.impurity): continue
         side = sides(found.split, Xt[:, found.split.feature])

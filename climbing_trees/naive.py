@@ -4,7 +4,6 @@
 
 # %% ../nbs/02_naive_split.ipynb #ce280a2a
 from __future__ import annotations
-import inspect
 from dataclasses import dataclass, fields, replace
 from typing import Callable, Sequence
 import numpy as np
@@ -12,14 +11,14 @@ from .impurity import (CLASS_IMPURITY, CLASSIFICATION_CRITERIA, REGRESSION_CRITE
                                      REGRESSION_VALUE, check_sample_weight, check_target, split_impurity)
 
 # %% auto #0
-__all__ = ['LEAF', 'UNDEFINED', 'SMALL_TREE', 'TIE_TOLERANCE', 'FEATURE_THRESHOLD', 'ColumnSearch', 'SPLITTERS', 'Split',
-           'default_side', 'Tree', 'nodes_by_depth', 'SurrogateSplit', 'Surrogates', 'preorder_walk',
-           'preorder_by_depth', 'preorder_numbers', 'TreeBuilder', 'kept_nodes', 'collapse', 'midpoints',
-           'candidate_thresholds', 'admissible_cuts', 'naive_split_curve', 'ties_with_best', 'first_best',
-           'node_summary', 'naive_column_split', 'column_ranges', 'constant_features', 'takes_min_weight_leaf',
-           'best_split', 'StoppingRules', 'check_tree_data', 'check_target_spread', 'check_growth',
-           'check_search_options', 'draw_features', 'grow_tree', 'tree_differences', 'split_rule', 'leaf_text',
-           'tree_text', 'subtree_end']
+__all__ = ['LEAF', 'UNDEFINED', 'SMALL_TREE', 'TIE_TOLERANCE', 'FEATURE_THRESHOLD', 'ColumnSearch', 'SPLITTERS',
+           'MISSING_STRATEGIES', 'Split', 'default_side', 'Tree', 'nodes_by_depth', 'SurrogateSplit', 'Surrogates',
+           'preorder_walk', 'preorder_by_depth', 'preorder_numbers', 'TreeBuilder', 'kept_nodes', 'collapse',
+           'midpoints', 'candidate_thresholds', 'admissible_cuts', 'naive_split_curve', 'ties_with_best', 'first_best',
+           'node_summary', 'naive_column_split', 'column_ranges', 'constant_features', 'best_split', 'StoppingRules',
+           'check_tree_data', 'check_target_spread', 'check_regression_target', 'check_search_options', 'draw_features',
+           'GrowthPlan', 'check_categorical_columns', 'plan_growth', 'grow_tree', 'grow_tree_from_plan',
+           'tree_differences', 'split_rule', 'leaf_text', 'tree_text', 'subtree_end']
 
 # %% ../nbs/02_naive_split.ipynb #5733845f
 @dataclass(frozen=True)
@@ -465,12 +464,6 @@ def constant_features(lowest, highest, some_missing=False):
 # %% ../nbs/02_naive_split.ipynb #6fa4cfb6
 ColumnSearch = Callable[..., "Split | None"]
 
-def takes_min_weight_leaf(search):
-    "Whether a column search accepts the keyword `min_weight_leaf` (older searches of the form (x, y, w, criterion, n_classes, min_samples_leaf) do not)."
-    try: parameters = inspect.signature(search).parameters
-    except (TypeError, ValueError): return False
-    return "min_weight_leaf" in parameters or any(p.kind is p.VAR_KEYWORD for p in parameters.values())
-
 def best_split(X, y, sample_weight, criterion, n_classes=None, min_samples_leaf=1,
                column_search: ColumnSearch | Sequence[ColumnSearch] = naive_column_split, features=None, min_weight_leaf=0.0):
     "Best `Split` over the columns `features` of `X` (None: all; the first feature wins ties; constant columns are skipped), or None if none can be split."
@@ -478,16 +471,10 @@ def best_split(X, y, sample_weight, criterion, n_classes=None, min_samples_leaf=
     searches = [column_search] * n_features if callable(column_search) else list(column_search)
     if len(searches) != n_features:
         raise ValueError(f"got {len(searches)} column searches for {n_features} features")
-    weight_rule = {}
-    if min_weight_leaf > 0:                     # asked only of searches that must enforce it
-        unable = sorted({getattr(s, "__name__", repr(s)) for s in searches if not takes_min_weight_leaf(s)})
-        if unable: raise ValueError(f"the column searches {unable} do not implement min_weight_leaf={min_weight_leaf:g} "
-                                    "(an estimator's min_weight_fraction_leaf times the total weight); grow with algorithm='levelwise' (chapter 05's grow_levelwise), which does")
-        weight_rule = {"min_weight_leaf": min_weight_leaf}
     found, constant = [], constant_features(*column_ranges(X))
     for j in range(n_features) if features is None else sorted(features):
         if constant[j]: continue
-        split = searches[j](X[:, j], y, sample_weight, criterion, n_classes, min_samples_leaf, **weight_rule)
+        split = searches[j](X[:, j], y, sample_weight, criterion, n_classes, min_samples_leaf, min_weight_leaf=min_weight_leaf)
         if split is not None: found.append(replace(split, feature=j))
     if not found: return None
     return found[first_best([s.impurity for s in found], node_summary(y, sample_weight, criterion, n_classes)[1])]
@@ -567,31 +554,24 @@ def check_target_spread(y, sample_weight):
 
 # %% ../nbs/02_naive_split.ipynb #fd3c7481
 #| code-fold: true
-def check_growth(X, y, criterion, sample_weight=None, n_classes=None, max_depth=None, min_samples_split=2,
-                 min_samples_leaf=1, min_impurity_decrease=0.0, min_weight_leaf=0.0, max_leaf_nodes=None):
-    "Validate everything a grower is given, once; return `X`, `y`, the sample weights and the `StoppingRules`."
-    X, y = check_tree_data(X, y, criterion, n_classes)
-    rules = StoppingRules(max_depth, min_samples_split, min_samples_leaf, min_impurity_decrease, min_weight_leaf, max_leaf_nodes)
-    w = check_sample_weight(sample_weight, len(y))
-    if criterion in REGRESSION_CRITERIA:
-        y = check_target(y, criterion, w)              # chapter 1: what the criterion cannot fit (negative counts for 'poisson')
-        if criterion == "squared_error": check_target_spread(y, w)
-    return X, y, w, rules
+def check_regression_target(y, criterion, sample_weight):
+    "The checks of a regression target `y` for `criterion`: chapter 1's `check_target` and, for squared error, `check_target_spread`; returns `y` as floats."
+    y = check_target(y, criterion, sample_weight)
+    if criterion == "squared_error": check_target_spread(y, sample_weight)
+    return y
 
 # %% ../nbs/02_naive_split.ipynb #b35f3d29
 SPLITTERS = ("best", "random")
 
-def check_search_options(max_features, splitter, random_state, n_features):
-    "Validate the randomized-search options; return `max_features` (None: every feature), `splitter` and a `np.random.Generator` (None when nothing is random)."
+def check_search_options(max_features, splitter, n_features):
+    "Validate the randomized-search options for `n_features` columns; return `max_features` (None: every feature, also when it names them all) and `splitter`."
     if max_features is not None:
         if isinstance(max_features, bool) or not isinstance(max_features, (int, np.integer)):
             raise TypeError(f"max_features must be an integer number of features or None, got {max_features!r}")
         if not 1 <= max_features <= n_features:
             raise ValueError(f"max_features must be between 1 and the number of features ({n_features}), got {max_features}")
     if splitter not in SPLITTERS: raise ValueError(f"splitter must be one of {SPLITTERS}, got {splitter!r}")
-    drawn = None if max_features is None or max_features >= n_features else int(max_features)
-    if drawn is None and splitter == "best": return None, splitter, None   # nothing to draw: no generator to build
-    return drawn, splitter, np.random.default_rng(random_state)
+    return (None if max_features is None or max_features >= n_features else int(max_features)), splitter
 
 def draw_features(constant, max_features, rng):
     "Which features each node searches, (n_nodes, D) from the nodes' `constant` features: scikit-learn's draw of `max_features` (None: all non-constant ones)."
@@ -602,20 +582,65 @@ def draw_features(constant, max_features, rng):
     first_useful = np.where(constant, n_features, place).min(axis=1)                 # place of the first non-constant one
     return (place < np.maximum(max_features, first_useful + 1)[:, None]) & ~constant
 
+# %% ../nbs/02_naive_split.ipynb #269f0e3f
+MISSING_STRATEGIES = ("direction", "surrogate")   # a learned side (this chapter) or rpart's surrogate splits (chapter 8)
+
+@dataclass(frozen=True)
+class GrowthPlan:
+    "Everything a grower needs besides the data, checked once (by `plan_growth`, or by an estimator from its parameters): growers trust it and check nothing."
+    criterion: str                     # a criterion of chapter 1
+    n_classes: int | None = None       # K for a classification criterion, None for regression
+    rules: StoppingRules = StoppingRules()
+    max_features: int | None = None    # features drawn at each node, fewer than all of them; None: every feature
+    splitter: str = "best"             # or "random": one random threshold per feature (chapter 5)
+    random_state: object = None        # the seed of the tree's draws (an int, or None: fresh entropy)
+    categorical: tuple = ()            # the columns that hold level codes (chapter 4), sorted
+    missing: str = "direction"         # where a missing value goes: a learned side, or rpart's surrogates (chapter 8)
+    max_surrogates: int = 5            # surrogates kept per split, with missing="surrogate"
+
+    def generator(self, seed=None):
+        "The random generator of a tree's draws, from `seed` (None: the plan's `random_state`); None when the plan draws nothing."
+        if self.max_features is None and self.splitter == "best": return None
+        return np.random.default_rng(self.random_state if seed is None else seed)
+
+def check_categorical_columns(categorical, n_features):
+    "The indices of the columns that hold level codes, sorted and checked against `n_features`."
+    columns = tuple(sorted({int(j) for j in categorical}))
+    outside = [j for j in columns if not 0 <= j < n_features]
+    if outside: raise ValueError(f"categorical column indices {outside} are out of range for {n_features} features")
+    return columns
+
+def plan_growth(X, y, criterion, sample_weight=None, n_classes=None, *, categorical=(), max_depth=None, min_samples_split=2,
+                min_samples_leaf=1, min_impurity_decrease=0.0, min_weight_leaf=0.0, max_leaf_nodes=None, max_features=None,
+                splitter="best", random_state=None):
+    "Check everything a grower is given, once: returns `X`, `y` and the sample weights as checked arrays, and the `GrowthPlan`."
+    X, y = check_tree_data(X, y, criterion, n_classes)
+    w = check_sample_weight(sample_weight, len(y))
+    if criterion in REGRESSION_CRITERIA: y = check_regression_target(y, criterion, w)
+    rules = StoppingRules(max_depth, min_samples_split, min_samples_leaf, min_impurity_decrease, min_weight_leaf, max_leaf_nodes)
+    max_features, splitter = check_search_options(max_features, splitter, X.shape[1])
+    plan = GrowthPlan(criterion, n_classes, rules, max_features, splitter, random_state, check_categorical_columns(categorical, X.shape[1]))
+    return X, y, w, plan
+
 # %% ../nbs/02_naive_split.ipynb #772ecbaf
 def grow_tree(X, y, criterion="gini", sample_weight=None, n_classes=None, *, find_split=best_split,
               max_depth=None, min_samples_split=2, min_samples_leaf=1, min_impurity_decrease=0.0, min_weight_leaf=0.0,
               max_leaf_nodes=None, max_features=None, splitter="best", random_state=None):
-    "Grow a binary `Tree` greedily, depth first: split each node by `find_split` until a stopping rule makes it a leaf."
-    X, y, w, rules = check_growth(X, y, criterion, sample_weight, n_classes, max_depth, min_samples_split, min_samples_leaf,
-                                  min_impurity_decrease, min_weight_leaf, max_leaf_nodes)
-    max_features, splitter, rng = check_search_options(max_features, splitter, random_state, X.shape[1])
-    for name, value, default in (("max_leaf_nodes", max_leaf_nodes, None), ("splitter", splitter, "best")):
+    "Grow a binary `Tree` greedily, depth first, splitting each node by `find_split`: `plan_growth` checks the arguments once, `grow_tree_from_plan` grows."
+    X, y, w, plan = plan_growth(X, y, criterion, sample_weight, n_classes, max_depth=max_depth, min_samples_split=min_samples_split,
+                                min_samples_leaf=min_samples_leaf, min_impurity_decrease=min_impurity_decrease,
+                                min_weight_leaf=min_weight_leaf, max_leaf_nodes=max_leaf_nodes, max_features=max_features,
+                                splitter=splitter, random_state=random_state)
+    return grow_tree_from_plan(plan, X, y, w, find_split)
+
+def grow_tree_from_plan(plan, X, y, w, find_split=best_split):
+    "Grow a binary `Tree` greedily, depth first, as the checked `plan` says: split each node by `find_split` until a stopping rule makes it a leaf."
+    for name, value, default in (("max_leaf_nodes", plan.rules.max_leaf_nodes, None), ("splitter", plan.splitter, "best")):
         if value != default:
             shown = repr(value) if isinstance(value, str) else f"{value:g}"      # 4, not np.int64(4)
             raise ValueError(f"the depth-first grower does not implement {name}={shown}; grow with algorithm='levelwise' "
                              "(chapter 05's grow_levelwise), which does")
-    weight_rule = {"min_weight_leaf": rules.min_weight_leaf} if rules.min_weight_leaf > 0 else {}
+    rules, criterion, n_classes, rng = plan.rules, plan.criterion, plan.n_classes, plan.generator()
     builder, total_weight = TreeBuilder(), w.sum()
     stack = [(np.arange(len(y)), 0, -1, True)]                 # rows, depth, parent, is the left child
     while stack:
@@ -625,10 +650,10 @@ def grow_tree(X, y, criterion="gini", sample_weight=None, n_classes=None, *, fin
         t = builder.add_node(parent, is_left, value, impurity, len(rows), wt.sum())
         if not rules.may_split(len(rows), depth, impurity): continue
         Xt, drawn = X[rows], {}
-        if max_features is not None:
+        if plan.max_features is not None:
             constant = constant_features(*column_ranges(Xt))
-            drawn = {"features": np.flatnonzero(draw_features(constant, max_features, rng)[0])}
-        split = find_split(Xt, yt, wt, criterion, n_classes, min_samples_leaf, **drawn, **weight_rule)
+            drawn = {"features": np.flatnonzero(draw_features(constant, plan.max_features, rng)[0])}
+        split = find_split(Xt, yt, wt, criterion, n_classes, rules.min_samples_leaf, **drawn, min_weight_leaf=rules.min_weight_leaf)
         if split is None or not rules.worth_splitting(wt.sum() / total_weight, impurity, split.impurity): continue
         if split.default_left is None:                         # no missing value here: later ones go to the larger child
             n_left = int(split.goes_left(Xt).sum())

@@ -8,7 +8,7 @@ import pytest
 
 import climbing_trees.levelwise as levelwise
 from climbing_trees.levelwise import grow_levelwise, grow_trees, presort
-from climbing_trees.naive import tree_differences
+from climbing_trees.naive import GrowthPlan, tree_differences
 
 CASES = [("gini", 2), ("entropy", 3), ("gini", 6), ("squared_error", None), ("poisson", None), ("absolute_error", None)]
 
@@ -96,15 +96,15 @@ def test_bad_tables_are_refused():
 
 def test_trees_orders_are_those_the_growth_reads():
     rng, X = data(3)
-    np.testing.assert_array_equal(levelwise.trees_orders(X, "gini", 2), presort(X))
-    assert levelwise.trees_orders(X, "squared_error", splitter="random") is None          # drawn thresholds, numeric: no orders
-    for reason in (dict(categorical=[1]), dict(criterion="absolute_error")):               # node-searched columns read orders
+    np.testing.assert_array_equal(levelwise.trees_orders(GrowthPlan("gini", 2), X), presort(X))
+    assert levelwise.trees_orders(GrowthPlan("squared_error", splitter="random"), X) is None   # drawn thresholds, numeric: no orders
+    for reason in (dict(categorical=(1,)), dict(criterion="absolute_error")):              # node-searched columns read orders
         options = dict(criterion="squared_error", splitter="random") | reason
-        np.testing.assert_array_equal(levelwise.trees_orders(X, options.pop("criterion"), **options), presort(X))
+        np.testing.assert_array_equal(levelwise.trees_orders(GrowthPlan(**options), X), presort(X))
     X[0, 2] = np.nan                                                                       # missing values: the sorted search
-    np.testing.assert_array_equal(levelwise.trees_orders(X, "gini", 2, splitter="random"), presort(X))
+    np.testing.assert_array_equal(levelwise.trees_orders(GrowthPlan("gini", 2, splitter="random"), X), presort(X))
     given = presort(X)
-    assert levelwise.trees_orders(X, "gini", 2, presorted=given) is given
+    assert levelwise.trees_orders(GrowthPlan("gini", 2), X, presorted=given) is given
 
 
 @pytest.mark.parametrize("case", CASES)

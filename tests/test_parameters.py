@@ -22,7 +22,7 @@ from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from climbing_trees.estimators import (ALGORITHMS, DEFAULT_ALGORITHM, DecisionTreeClassifier, DecisionTreeRegressor, EstimatorTree,
-                                       ParameterError, resolve_max_features)
+                                       ParameterError, grower_seed, resolve_max_features, resolve_plan)
 from climbing_trees.naive import Tree, tree_differences
 from climbing_trees.selection import cv_alpha_table
 
@@ -184,18 +184,13 @@ def test_a_random_state_object_gives_a_new_tree_each_fit_and_the_same_sequence_a
     assert tree_differences(a[0], a[1]) != []
 
 
-def test_the_seed_is_one_integer_handed_to_the_grower():
-    seen = []
-    ALGORITHMS["recording"] = lambda *args, **kwargs: seen.append(kwargs) or ALGORITHMS[DEFAULT_ALGORITHM](*args, **kwargs)
-    try:
-        C(max_features="sqrt", random_state=0, algorithm="recording").fit(X_BC, Y_BC)
-        C(max_features="sqrt", random_state=0, algorithm="recording").fit(X_BC, Y_BC)
-        C(algorithm="recording").fit(X_BC, Y_BC)
-    finally:
-        del ALGORITHMS["recording"]
-    assert isinstance(seen[0]["random_state"], (int, np.integer)) and seen[0]["random_state"] == seen[1]["random_state"]
-    assert seen[0]["max_features"] == 5 and seen[0]["splitter"] == "best"
-    assert seen[2]["max_features"] is None                       # every feature: the deterministic search and tie rule
+def test_the_seed_is_one_integer_in_the_growth_plan():
+    seeds = [grower_seed(0), grower_seed(0)]
+    assert isinstance(seeds[0], int) and seeds[0] == seeds[1]
+    n = len(Y_BC)
+    plan, m = resolve_plan(C(max_features="sqrt", random_state=0), n, 30, float(n), 2, seed=seeds[0])
+    assert (plan.max_features, plan.splitter, plan.random_state, m) == (5, "best", seeds[0], 5)
+    assert resolve_plan(C(), n, 30, float(n), 2)[0].max_features is None      # every feature: the deterministic search and tie rule
 
 
 def test_without_randomness_the_tree_ignores_the_seed():
