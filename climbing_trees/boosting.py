@@ -16,7 +16,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_is_fitted, check_X_y, validate_data
 from threadpoolctl import threadpool_limits
-from .impurity import check_sample_weight
+from .impurity import check_sample_weight, criteria_where
 from .levelwise import grow_levelwise_from_plan, presort, subset_orders
 from .inference import apply as apply_tree, feature_importances
 from .pruning import prune
@@ -175,7 +175,7 @@ def make_loss(name, n_classes=None, alpha=0.9):
     raise ParameterError(f"unknown loss {name!r}; choose one of {', '.join(map(repr, (*REGRESSION_LOSSES, *CLASSIFICATION_LOSSES)))}")
 
 # %% ../nbs/13_boosting.ipynb #d7738950
-BOOSTING_CRITERIA = ("friedman_mse", "squared_error")
+BOOSTING_CRITERIA = criteria_where(boosting=True)     # chapter 01's table: ("friedman_mse", "squared_error")
 
 class BaseGradientBoosting(BaseEstimator):
     "What the two boosting estimators share: checks, the stage loop, early stopping, staged raw predictions, importances."

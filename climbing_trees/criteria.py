@@ -6,15 +6,15 @@
 from __future__ import annotations
 from functools import partial
 import numpy as np
-from .impurity import (CLASSIFICATION_CRITERIA, CLASS_IMPURITY, POISSON_EPSILON, REGRESSION_CRITERIA, entropy,
-                                     gini, weighted_median)
+from .impurity import (CLASSIFICATION_CRITERIA, CLASS_IMPURITY, CRITERIA, POISSON_EPSILON, REGRESSION_CRITERIA,
+                                     entropy, gini, weighted_median)
 from .naive import Split, admissible_cuts, best_split, first_best, midpoints, naive_column_split
 
 # %% auto #0
-__all__ = ['SPLIT_SEARCHES', 'Criterion', 'ClassificationCriterion', 'Gini', 'Entropy', 'SquaredError', 'Poisson',
-           'AbsoluteError', 'make_criterion', 'check_no_missing', 'sorted_statistics', 'incremental_split_curve',
-           'incremental_column_split', 'vectorized_split_curve', 'vectorized_column_split', 'median_split_curve',
-           'median_column_split']
+__all__ = ['STATISTICS', 'COLUMN_SEARCHES', 'SPLIT_SEARCHES', 'Criterion', 'ClassificationCriterion', 'Gini', 'Entropy',
+           'SquaredError', 'Poisson', 'AbsoluteError', 'criterion_of', 'make_criterion', 'check_no_missing',
+           'sorted_statistics', 'incremental_split_curve', 'incremental_column_split', 'vectorized_split_curve',
+           'vectorized_column_split', 'median_split_curve', 'median_column_split']
 
 # %% ../nbs/03_incremental.ipynb #27661b1e
 class Criterion:
@@ -24,6 +24,8 @@ class Criterion:
     proxy_statistics = None          # how many leading statistics `split_proxy` reads (None: all of them)
     weight_statistic = None          # which statistic is the sample weight itself, if one is (squared error: the first)
     statistics_sum_to_weight = False # the statistics add up to the weight (classification: the class columns)
+    class_sums = False               # its impurity sums one function `class_term` of each class's weight (Gini, entropy)
+    children_rule = False            # it refuses some children itself, `admissible_children` (Poisson)
     def stats(self, y, sample_weight):
         "Per-sample sufficient statistics, shape (N, n_stats); a node's statistics are their sum."
         raise NotImplementedError
@@ -105,7 +107,7 @@ class Gini(ClassificationCriterion):
         proxy += _sum_of_squares_over_weight(right, self.weight(right))   # in place: no third long array
         return np.negative(proxy, out=proxy) if proxy.ndim else -proxy
     def proxy_constant(self, S): return self.weight(S)
-    class_term = staticmethod(np.square)
+    class_sums, class_term = True, staticmethod(np.square)
     def weighted_impurity_of_sums(self, W, G):
         "$W\\,i$ from the weight $W$ and $G = \\sum_k c_k^2$ (the sum of `class_term` over the classes)."
         return W - np.divide(G, W, out=np.zeros_like(G, dtype=float), where=W > 0)
@@ -122,7 +124,7 @@ class Entropy(ClassificationCriterion):
     def weighted_impurity(self, S, W=None):
         W = self.weight(S) if W is None else W
         return np.maximum(_xlog2x(W) - _sum_over_classes(S, _xlog2x), 0.0)
-    class_term = staticmethod(_xlog2x)
+    class_sums, class_term = True, staticmethod(_xlog2x)
     def weighted_impurity_of_sums(self, W, G):
         "$W\\,i$ from the weight $W$ and $G = \\sum_k c_k \\log_2 c_k$ (the sum of `class_term` over the classes)."
         return np.maximum(_xlog2x(W) - G, 0.0)
@@ -185,7 +187,7 @@ class SquaredError(Criterion):
 # %% ../nbs/03_incremental.ipynb #2c39d288
 class Poisson(Criterion):
     "Half Poisson deviance from $S_0 = \\sum w$, $S_1 = \\sum w u$, $S_2 = \\sum w u \\ln u$ of $u = y / s$, $s$ the node's weighted mean."
-    scale = 1.0
+    scale, children_rule = 1.0, True
     def stats(self, y, sample_weight):
         "Per-sample $(w, w u, w u \\ln u)$; sets `scale`, the node's weighted mean, which `value` and `impurity` use to return real units."
         y, w = np.asarray(y, dtype=float), np.asarray(sample_weight, dtype=float)
@@ -223,18 +225,22 @@ class AbsoluteError(Criterion):
     def value(self, S): self.impurity(S)
 
 # %% ../nbs/03_incremental.ipynb #b8920486
-_SHORTCUTS = {"gini": Gini, "entropy": Entropy, "log_loss": Entropy}   # classification criteria with a cheaper weighted impurity
-_REGRESSION = {"squared_error": SquaredError, "absolute_error": AbsoluteError, "poisson": Poisson}
+STATISTICS = {"gini": Gini, "entropy": Entropy, "squared_error": SquaredError, "absolute_error": AbsoluteError, "poisson": Poisson}
+                               # the criteria with a class of their own (classification: a cheaper weighted impurity)
+
+def criterion_of(name, n_classes=None):
+    "The `Criterion` object of a criterion name of chapter 01's table, trusted: its own class, or chapter 01's formula of the proportions in the generic `ClassificationCriterion`."
+    grown = CRITERIA[name].same_as or name
+    if CRITERIA[name].task == "regression": return STATISTICS[grown]()
+    return STATISTICS[grown](n_classes) if grown in STATISTICS else ClassificationCriterion(CLASS_IMPURITY[grown], n_classes)
 
 def make_criterion(criterion, n_classes=None):
-    "The `Criterion` object for a criterion name of chapter 01 (classification criteria need `n_classes`); a `Criterion` is returned as it is."
+    "The `Criterion` object for a criterion name of chapter 01, checked (classification criteria need `n_classes`); a `Criterion` is returned as it is."
     if isinstance(criterion, Criterion): return criterion
     if criterion not in CLASSIFICATION_CRITERIA + REGRESSION_CRITERIA:
         raise ValueError(f"unknown criterion {criterion!r}; valid names are {', '.join(map(repr, CLASSIFICATION_CRITERIA + REGRESSION_CRITERIA))}")
-    if criterion in REGRESSION_CRITERIA: return _REGRESSION[criterion]()
-    if n_classes is None: raise ValueError(f"criterion {criterion!r} classifies: give n_classes")
-    if criterion in _SHORTCUTS: return _SHORTCUTS[criterion](n_classes)
-    return ClassificationCriterion(CLASS_IMPURITY[criterion], n_classes)
+    if criterion in CLASSIFICATION_CRITERIA and n_classes is None: raise ValueError(f"criterion {criterion!r} classifies: give n_classes")
+    return criterion_of(criterion, n_classes)
 
 # %% ../nbs/03_incremental.ipynb #a3a2d21a
 def check_no_missing(x, search):
@@ -308,11 +314,8 @@ def vectorized_column_split(x, y, sample_weight, criterion, n_classes=None, min_
     return _best_of_curve(*vectorized_split_curve(x, y, sample_weight, criterion, n_classes, min_samples_leaf, min_weight_leaf))
 
 # %% ../nbs/03_incremental.ipynb #5dbdbb3e
-SPLIT_SEARCHES = {
-    "naive": partial(best_split, column_search=naive_column_split),
-    "incremental": partial(best_split, column_search=incremental_column_split),
-    "vectorized": partial(best_split, column_search=vectorized_column_split),
-}
+COLUMN_SEARCHES = {"naive": naive_column_split, "incremental": incremental_column_split, "vectorized": vectorized_column_split}
+SPLIT_SEARCHES = {name: partial(best_split, column_search=search) for name, search in COLUMN_SEARCHES.items()}
 
 # %% ../nbs/03_incremental.ipynb #68693509
 class _PrefixSums:

@@ -15,10 +15,9 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone
 from sklearn.utils import Bunch, check_random_state, compute_sample_weight
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_is_fitted, check_X_y, validate_data
-from .impurity import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA, check_sample_weight
-from .naive import (GrowthPlan, StoppingRules, Tree, best_split, check_regression_target, grow_tree_from_plan,
-                                  naive_column_split)
-from .criteria import incremental_column_split, vectorized_column_split
+from .impurity import check_sample_weight, criteria_where
+from .naive import GrowthPlan, StoppingRules, Tree, best_split, check_regression_target, grow_tree_from_plan
+from .criteria import COLUMN_SEARCHES
 from .categorical import CategoryEncoder, column_searches
 from .levelwise import grow_levelwise_from_plan
 from .inference import apply as apply_tree, decision_path as tree_decision_path, feature_importances
@@ -40,12 +39,8 @@ def depth_first_grower(numeric_search):
         return grow_tree_from_plan(plan, X, y, w, partial(best_split, column_search=searches))
     return grow
 
-ALGORITHMS = {
-    "naive": depth_first_grower(naive_column_split),
-    "incremental": depth_first_grower(incremental_column_split),
-    "vectorized": depth_first_grower(vectorized_column_split),
-    "levelwise": grow_levelwise_from_plan,    # chapter 05's grower, which takes the same arguments
-}
+ALGORITHMS = {**{name: depth_first_grower(search) for name, search in COLUMN_SEARCHES.items()},   # chapter 03's, by name
+              "levelwise": grow_levelwise_from_plan}    # chapter 05's grower, which takes the same arguments
 DEFAULT_ALGORITHM = "levelwise"    # the fastest grower of the book (chapter 05)
 
 # %% ../nbs/09_estimators.ipynb #9d1fde07
@@ -76,8 +71,8 @@ def _check_class_weight(class_weight):
     check_parameter("class_weight", class_weight, ok, "None, 'balanced' or a dict {class label: non-negative weight}")
 
 # %% ../nbs/09_estimators.ipynb #88fdcdb0
-CLASSIFIER_CRITERIA = tuple(c for c in CLASSIFICATION_CRITERIA if c != "misclassification")
-REGRESSOR_CRITERIA = REGRESSION_CRITERIA
+CLASSIFIER_CRITERIA = criteria_where(task="classification", trees=True, estimators=True)   # chapter 01's table
+REGRESSOR_CRITERIA = criteria_where(task="regression", trees=True, estimators=True)
 MISSING_STRATEGIES = ("direction", "surrogate", "error")
 
 def check_tree_params(estimator, criteria, other_criteria=(), other_estimator="the other kind of tree"):

@@ -15,7 +15,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, is_clas
 from sklearn.metrics import accuracy_score, r2_score
 from sklearn.utils import check_random_state, compute_class_weight, compute_sample_weight
 from sklearn.utils.validation import check_is_fitted
-from .impurity import check_sample_weight
+from .impurity import check_sample_weight, grown_as
 from .levelwise import grow_trees_from_plan, trees_orders
 from .inference import apply as apply_tree, decision_path as tree_decision_path, feature_importances
 from .pruning import prune
@@ -90,7 +90,7 @@ class BaseForest(BaseEstimator):
 
     def _tree_template(self, **overrides):
         "An unfitted tree with this forest's tree parameters: it checks them, resolves them, and is what `estimators_` hold."
-        params = dict(criterion="squared_error" if self.criterion == "friedman_mse" else self.criterion, splitter=self._splitter,
+        params = dict(criterion=grown_as(self.criterion), splitter=self._splitter,     # chapter 01's table: friedman_mse is squared_error
                       max_depth=self.max_depth, min_samples_split=self.min_samples_split, min_samples_leaf=self.min_samples_leaf,
                       min_weight_fraction_leaf=self.min_weight_fraction_leaf, max_features=self.max_features,
                       max_leaf_nodes=self.max_leaf_nodes, min_impurity_decrease=self.min_impurity_decrease, ccp_alpha=self.ccp_alpha,

@@ -12,7 +12,7 @@ import numpy as np
 from .impurity import check_sample_weight
 from .naive import (TreeBuilder, admissible_cuts, constant_features, default_side, draw_features, midpoints,
                                   node_summary, plan_growth, ties_with_best, TIE_TOLERANCE)
-from .criteria import ClassificationCriterion, Criterion, make_criterion, median_column_split
+from .criteria import ClassificationCriterion, criterion_of, median_column_split
 from .categorical import categorical_column_split
 
 # %% auto #0
@@ -437,11 +437,11 @@ class _Growth:
         self.roots = np.array([self.n_samples]) if roots is None else np.asarray(roots, dtype=np.intp)
         self.max_features, self.splitter = plan.max_features, plan.splitter
         self.rngs = [plan.generator(seed) for seed in ([None] if seeds is None else seeds)]   # one per tree (None: nothing random)
-        self.criterion, self.n_classes, self.crit = plan.criterion, plan.n_classes, make_criterion(plan.criterion, plan.n_classes)
+        self.criterion, self.n_classes, self.crit = plan.criterion, plan.n_classes, criterion_of(plan.criterion, plan.n_classes)
         self.additive = self.crit.sufficient_statistics                  # False: absolute error, every column node by node
         self.searches = _node_searched_columns(self.n_features, plan.categorical, node_searches, self.additive)
         self.centred = self.crit.shift_invariant                           # squared error: each node on its own centre
-        self.children_rule = type(self.crit).admissible_children is not Criterion.admissible_children   # Poisson's
+        self.children_rule = self.crit.children_rule                      # Poisson's
         self.X = np.ascontiguousarray(self.X)                              # read in place: no transposed copy
         self.positive = None if (self.w > 0).all() else (self.w > 0).astype(np.int64)
         missing = np.isnan(self.X).any(axis=0)                             # once per fit: the others skip every NaN step
@@ -460,7 +460,7 @@ class _Growth:
         self.ranks = ((_dense_ranks(self.X, self.orders) if ranks is None else ranks)   # what sweeps compare,
                       if self.sorted and not len(self.missing_columns) and self.X.nbytes > RANKS_FROM_BYTES else None)   # once X outgrows the cache
         self.class_stats = None                                                     # K statistics per sample, if class sums meet NaN
-        self.class_sums = (self.splitter == "best" and hasattr(self.crit, "class_term")     # Gini, entropy: no K factor
+        self.class_sums = (self.splitter == "best" and self.crit.class_sums            # Gini, entropy: no K factor
                            and self.n_classes >= CLASS_SUMS_FROM)
         self.unit_weights = bool((self.w == 1).all())
         self.weights_are_one = (self.unit_weights and not self.children_rule        # statistic 0 follows from the count
@@ -1062,7 +1062,7 @@ def subset_orders(orders, rows):
 # %% ../nbs/05_levelwise.ipynb #8462ae61
 def trees_orders(plan, X, presorted=None):
     "The orders `grow_trees_from_plan` reads with this `plan`: `presorted`, or `presort(X)` if not given; None where the growth keeps no orders (random thresholds on numeric columns without missing values)."
-    node_searched = bool(plan.categorical) or not make_criterion(plan.criterion, plan.n_classes).sufficient_statistics
+    node_searched = bool(plan.categorical) or not criterion_of(plan.criterion, plan.n_classes).sufficient_statistics
     if not keeps_orders(plan.splitter, node_searched, int(np.isnan(X).any()) if X.size else 0): return None
     return presort(X) if presorted is None else presorted
 

@@ -9,6 +9,7 @@ from typing import NamedTuple
 import numpy as np
 from .naive import (SurrogateSplit, TreeBuilder, TIE_TOLERANCE, column_ranges, constant_features, default_side,
                                   draw_features, first_best, midpoints, node_summary, plan_growth)
+from .impurity import criteria_where
 from .criteria import vectorized_column_split
 from .categorical import column_searches
 
@@ -144,7 +145,7 @@ def route(X, side, surrogates, majority):
     return side
 
 # %% ../nbs/08_missing.ipynb #24e759a8
-SURROGATE_CRITERIA = ("gini", "squared_error")      # rpart's "class" and "anova"
+SURROGATE_CRITERIA = criteria_where(surrogates=True)      # rpart's "class" and "anova": gini and squared_error
 
 def check_surrogate_options(criterion, max_surrogates, max_leaf_nodes, splitter):
     "Refuse, with the remedy, what `grow_surrogate` does not implement."
