@@ -7,21 +7,19 @@ from __future__ import annotations
 from dataclasses import replace
 from time import perf_counter
 import numpy as np
-from scipy.sparse import issparse
 from scipy.special import expit, logit, logsumexp, softmax
-from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone, is_classifier
+from sklearn.base import ClassifierMixin, RegressorMixin, clone, is_classifier
 from sklearn.dummy import DummyClassifier, DummyRegressor
 from sklearn.model_selection import train_test_split
 from sklearn.utils import check_random_state
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_array, check_is_fitted, check_X_y, validate_data
+from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 from .impurity import check_sample_weight, criteria_where
 from .levelwise import grow_levelwise_from_plan, presort, subset_orders
 from .inference import apply as apply_tree, feature_importances
 from .pruning import prune
-from .estimators import (DecisionTreeRegressor, EstimatorTree, ParameterError, categorical_encoder, patch_to,
-                                       resolve_max_features, resolve_plan, is_integer, is_number, check_parameter)
+from .estimators import (BaseTreeEstimator, DecisionTreeRegressor, ParameterError, patch_to, resolve_max_features,
+                                       resolve_plan, is_integer, is_number, check_parameter)
 
 # %% auto #0
 __all__ = ['REGRESSION_LOSSES', 'CLASSIFICATION_LOSSES', 'BOOSTING_CRITERIA', 'weighted_percentile', 'newton_leaf_values', 'Loss',
@@ -177,9 +175,11 @@ def make_loss(name, n_classes=None, alpha=0.9):
 # %% ../nbs/13_boosting.ipynb #d7738950
 BOOSTING_CRITERIA = criteria_where(boosting=True)     # chapter 01's table: ("friedman_mse", "squared_error")
 
-class BaseGradientBoosting(BaseEstimator):
+class BaseGradientBoosting(BaseTreeEstimator):
     "What the two boosting estimators share: checks, the stage loop, early stopping, staged raw predictions, importances."
     _losses = ()
+    missing = "direction"          # not a parameter (scikit-learn's has none): the trees learn a side for NaN, so NaN passes
+    _contiguous_X = True           # every stage walks X row by row
 
     def _tree_template(self):
         "A `DecisionTreeRegressor` with this ensemble's tree parameters: it checks them and resolves them against the data."
@@ -187,7 +187,7 @@ class BaseGradientBoosting(BaseEstimator):
                                      min_samples_leaf=self.min_samples_leaf, min_weight_fraction_leaf=self.min_weight_fraction_leaf,
                                      max_features=self.max_features, max_leaf_nodes=self.max_leaf_nodes,
                                      min_impurity_decrease=self.min_impurity_decrease, ccp_alpha=self.ccp_alpha,
-                                     categorical_features=self.categorical_features)
+                                     categorical_features=self.categorical_features, missing=self.missing)
 
     def _check_params(self):
         "Check every parameter before reading data; a `ParameterError` names the culprit and what it accepts."
@@ -211,16 +211,6 @@ class BaseGradientBoosting(BaseEstimator):
                  or isinstance(self.random_state, np.random.RandomState), "None, an integer in [0, 2**32 - 1] or a numpy.random.RandomState")
         self._tree_template()._check_params()
 
-    def _trees_take_nan(self):
-        "Whether the trees accept NaN in X (missing values): the ensemble passes NaN to them exactly when they do."
-        return self._tree_template().__sklearn_tags__().input_tags.allow_nan
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True                    # accepted, and made dense
-        tags.input_tags.allow_nan = self._trees_take_nan()
-        return tags
-
 # %% ../nbs/13_boosting.ipynb #738a84f8
 @patch_to(BaseGradientBoosting)
 def _stage_tree(self, X, g, w, rows, orders, unit_weights, plan):
@@ -235,42 +225,7 @@ def _stage_tree(self, X, g, w, rows, orders, unit_weights, plan):
                                     orders if everything else subset_orders(orders, rows))
     return prune(tree, self.ccp_alpha) if self.ccp_alpha > 0 else tree
 
-@patch_to(BaseGradientBoosting)
-def _as_estimator(self, tree):
-    "A fitted `DecisionTreeRegressor` around a stage's tree (its arrays shared): what `estimators_` holds, as in scikit-learn."
-    estimator = self._tree_template()
-    estimator.n_features_in_, estimator.n_outputs_, estimator.max_features_ = self.n_features_in_, 1, self.max_features_
-    estimator.encoder_, estimator.is_categorical_ = None, self.is_categorical_
-    estimator.tree_ = EstimatorTree.of(tree, self.n_features_in_, 1)
-    return estimator
-
 # %% ../nbs/13_boosting.ipynb #19e1f7e3
-@patch_to(BaseGradientBoosting)
-def _validate_training_data(self, X, y):
-    "Checked float `X` (categorical columns as codes) and `y`; sets `n_features_in_`, `feature_names_in_`, `encoder_`, `is_categorical_`."
-    if issparse(X): X = check_array(X, accept_sparse=True, dtype=np.float64, estimator=self).toarray()
-    numeric_target = not is_classifier(self)
-    self.encoder_ = categorical_encoder(self.categorical_features, X)
-    finite = "allow-nan" if self._trees_take_nan() else True
-    if self.encoder_ is None: X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=numeric_target, ensure_all_finite=finite)
-    else:
-        validate_data(self, X, skip_check_array=True)                     # column names and count only
-        X, y = check_X_y(self.encoder_.transform(X), y, dtype=np.float64, y_numeric=numeric_target, estimator=self,
-                         ensure_all_finite=finite)
-    self.is_categorical_ = np.zeros(self.n_features_in_, dtype=bool)
-    if self.encoder_ is not None: self.is_categorical_[self.encoder_.categorical_] = True
-    return np.ascontiguousarray(X), y
-
-@patch_to(BaseGradientBoosting)
-def _validate_X_predict(self, X):
-    "New data checked against the fitted columns and coded like the training data."
-    check_is_fitted(self)
-    if issparse(X): X = check_array(X, accept_sparse=True, dtype=np.float64, estimator=self).toarray()
-    finite = "allow-nan" if self._trees_take_nan() else True
-    if self.encoder_ is None: return np.ascontiguousarray(validate_data(self, X, dtype=np.float64, reset=False, ensure_all_finite=finite))
-    validate_data(self, X, skip_check_array=True, reset=False)
-    return np.ascontiguousarray(check_array(self.encoder_.transform(X), dtype=np.float64, estimator=self, ensure_all_finite=finite))
-
 @patch_to(BaseGradientBoosting)
 def _fit_init(self, X, y, sample_weight):
     "Fit the initial model `init_`: scikit-learn's dummy estimator of the loss's best constant, 'zero', or a clone of `init`."
@@ -417,7 +372,7 @@ def _fit_stages(self, X, y, w, raw, X_val, y_val, w_val, begin, monitor):
             if values is not None: tree.value[tree.is_leaf, 0] = values[tree.is_leaf]
             raw[:, k] += lr * tree.value[leaves, 0]
             if stop is not None: raw_val[:, k] += lr * tree.value[apply_tree(tree, X_val, n_threads=1), 0]
-            self.estimators_[i, k] = self._as_estimator(tree)
+            self.estimators_[i, k] = self._fitted_member(self._tree_template(), tree, self.max_features_)
         n_stages = i + 1
         if do_oob:
             self.train_score_[i] = loss(y[mask], raw[mask], w[mask])
@@ -455,7 +410,7 @@ def apply(self, X):
 # %% ../nbs/13_boosting.ipynb #83fc0726
 class GradientBoostingRegressor(RegressorMixin, BaseGradientBoosting):
     "Gradient boosting of the book's regression trees for a numeric target, with scikit-learn's parameters."
-    _losses = tuple(REGRESSION_LOSSES)
+    _losses, _numeric_target = tuple(REGRESSION_LOSSES), True
 
     def __init__(self, *, loss="squared_error", learning_rate=0.1, n_estimators=100, subsample=1.0, criterion="friedman_mse",
                  min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0, max_depth=3, min_impurity_decrease=0.0,
@@ -503,15 +458,13 @@ class GradientBoostingClassifier(ClassifierMixin, BaseGradientBoosting):
         self.ccp_alpha, self.categorical_features = ccp_alpha, categorical_features
 
     def _encode_y(self, y, w):
-        check_classification_targets(y)
-        self.classes_, codes = np.unique(y, return_inverse=True)
-        self.n_classes_ = len(self.classes_)
+        codes = self._encode_classes(y)
         self.n_trees_per_iteration_ = 1 if self.n_classes_ <= 2 else self.n_classes_
-        present = np.count_nonzero(np.bincount(codes.ravel(), w))
+        present = np.count_nonzero(np.bincount(codes, w))
         if present < 2:
             raise ValueError(f"y contains {present} class after sample_weight trimmed classes with zero weights, while a "
                              "minimum of 2 classes are required.")
-        return codes.ravel().astype(np.float64)
+        return codes.astype(np.float64)
 
     def _make_loss(self): return make_loss(self.loss, self.n_classes_)
 

@@ -28,7 +28,7 @@ from .missing import check_surrogate_options, grow_surrogate_from_plan
 __all__ = ['ALGORITHMS', 'DEFAULT_ALGORITHM', 'CLASSIFIER_CRITERIA', 'REGRESSOR_CRITERIA', 'MISSING_STRATEGIES', 'MAX_SEED',
            'depth_first_grower', 'ParameterError', 'is_integer', 'is_number', 'check_parameter', 'check_tree_params',
            'resolve_max_features', 'resolve_tree_params', 'grower_seed', 'resolve_plan', 'EstimatorTree',
-           'categorical_encoder', 'patch_to', 'BaseDecisionTree', 'grow_by_plan', 'class_codes',
+           'categorical_encoder', 'patch_to', 'BaseTreeEstimator', 'BaseDecisionTree', 'grow_by_plan', 'class_codes',
            'DecisionTreeClassifier', 'DecisionTreeRegressor']
 
 # %% ../nbs/09_estimators.ipynb #1615d0cc
@@ -193,13 +193,10 @@ def patch_to(cls, as_prop=False):
         return f
     return add
 
-class BaseDecisionTree(BaseEstimator):
-    "What the classifier and the regressor share: checks, validation, growing, pruning, the fitted `tree_` (an `EstimatorTree`) and its queries."
-    _criteria, _other_criteria, _other_estimator, _numeric_target = (), (), "", False
-
-    def _check_params(self):
-        "Check every parameter, before any data (a `ParameterError` names the culprit)."
-        check_tree_params(self, self._criteria, self._other_criteria, self._other_estimator)
+class BaseTreeEstimator(BaseEstimator):
+    "What every estimator of the book (tree, forest, boosting) does with its data: validation, categorical and label coding, feature names, and the fitted attributes of an ensemble's member trees."
+    _numeric_target = False        # regressors: y must be numbers
+    _contiguous_X = False          # boosting: checked X made C-contiguous, for the stage loop that walks it at every stage
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -207,15 +204,23 @@ class BaseDecisionTree(BaseEstimator):
         tags.input_tags.allow_nan = self.missing != "error"
         return tags
 
+class BaseDecisionTree(BaseTreeEstimator):
+    "What the classifier and the regressor share: checks, growing, pruning, the fitted `tree_` (an `EstimatorTree`) and its queries."
+    _criteria, _other_criteria, _other_estimator = (), (), ""
+
+    def _check_params(self):
+        "Check every parameter, before any data (a `ParameterError` names the culprit)."
+        check_tree_params(self, self._criteria, self._other_criteria, self._other_estimator)
+
 # %% ../nbs/09_estimators.ipynb #69025a25
 #| code-fold: true
-@patch_to(BaseDecisionTree)
+@patch_to(BaseTreeEstimator)
 def _densified(self, X):
     "A sparse matrix checked and made dense (8 N D bytes, whatever its density); anything else as it is."
     if not issparse(X): return X
     return check_array(X, accept_sparse=True, dtype=np.float64, ensure_all_finite="allow-nan", estimator=self).toarray()
 
-@patch_to(BaseDecisionTree)
+@patch_to(BaseTreeEstimator)
 def _check_missing(self, X):
     "`X` as it is, unless it holds NaN and `missing='error'`: then a ValueError that counts the holes and names the remedies."
     if self.missing == "error" and np.isnan(X).any():
@@ -225,9 +230,9 @@ def _check_missing(self, X):
                          "missing='surrogate' (rpart's surrogate splits), or impute them first")
     return X
 
-@patch_to(BaseDecisionTree)
+@patch_to(BaseTreeEstimator)
 def _validate_training_data(self, X, y):
-    "Checked float `X` (categorical columns as codes) and 1-D `y`; sets `n_features_in_`, `feature_names_in_`, `encoder_`, `n_outputs_`."
+    "Checked float `X` (categorical columns as codes; C-contiguous if `_contiguous_X`) and 1-D `y`; sets `n_features_in_`, `feature_names_in_`, `encoder_`, `is_categorical_`, `n_outputs_`."
     y_shape = np.asarray(y).shape
     if len(y_shape) == 2 and y_shape[1] > 1:
         raise ValueError(f"y has {y_shape[1]} columns, but multi-output trees are not supported yet: fit one tree per column "
@@ -243,16 +248,20 @@ def _validate_training_data(self, X, y):
     self.is_categorical_ = np.zeros(self.n_features_in_, dtype=bool)
     if self.encoder_ is not None: self.is_categorical_[self.encoder_.categorical_] = True
     self.n_outputs_ = 1
-    return self._check_missing(X), y
+    X = self._check_missing(X)
+    return (np.ascontiguousarray(X) if self._contiguous_X else X), y
 
-@patch_to(BaseDecisionTree)
+@patch_to(BaseTreeEstimator)
 def _validate_X_predict(self, X):
     "New data checked against the fitted columns and coded like the training data."
     check_is_fitted(self)
     X = self._densified(X)
-    if self.encoder_ is None: return self._check_missing(validate_data(self, X, dtype=np.float64, reset=False, ensure_all_finite="allow-nan"))
-    validate_data(self, X, skip_check_array=True, reset=False)
-    return self._check_missing(check_array(self.encoder_.transform(X), dtype=np.float64, estimator=self, ensure_all_finite="allow-nan"))
+    if self.encoder_ is None: X = validate_data(self, X, dtype=np.float64, reset=False, ensure_all_finite="allow-nan")
+    else:
+        validate_data(self, X, skip_check_array=True, reset=False)
+        X = check_array(self.encoder_.transform(X), dtype=np.float64, estimator=self, ensure_all_finite="allow-nan")
+    X = self._check_missing(X)
+    return np.ascontiguousarray(X) if self._contiguous_X else X
 
 # %% ../nbs/09_estimators.ipynb #8d2c5733
 @patch_to(BaseDecisionTree)
@@ -329,6 +338,13 @@ def class_codes(y):
                       "regression problem, not a classification problem.", UserWarning, stacklevel=3)
     return classes, codes
 
+@patch_to(BaseTreeEstimator)
+def _encode_classes(self, y):
+    "Set `classes_` and `n_classes_` from the checked labels `y` (by `class_codes`); returns each row's class code."
+    self.classes_, codes = class_codes(y)
+    self.n_classes_ = len(self.classes_)
+    return codes.ravel()
+
 class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
     "A CART classification tree grown by one of the book's growers (`algorithm`), with scikit-learn's API."
     _criteria, _other_criteria, _other_estimator = CLASSIFIER_CRITERIA, REGRESSOR_CRITERIA, "DecisionTreeRegressor"
@@ -347,11 +363,10 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         "Grow the tree on `X` (array, sparse matrix or data frame) and labels `y` of any type; returns self."
         self._check_params()
         X, y = self._validate_training_data(X, y)
-        self.classes_, codes = class_codes(y)
-        self.n_classes_ = len(self.classes_)
+        codes = self._encode_classes(y)
         w = check_sample_weight(sample_weight, len(y))
         if self.class_weight is not None: w = w * compute_sample_weight(self.class_weight, y)
-        self._grow(X, codes.ravel(), w, self.n_classes_)
+        self._grow(X, codes, w, self.n_classes_)
         return self
 
 # %% ../nbs/09_estimators.ipynb #630e7fef
@@ -401,3 +416,14 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         "The value of the leaf each row reaches: its weighted mean (median for absolute_error)."
         leaves = self.apply(X)
         return self.tree_.value[:, 0].take(leaves)
+
+# %% ../nbs/09_estimators.ipynb #b7d3f4c1
+@patch_to(BaseTreeEstimator)
+def _fitted_member(self, member, tree, max_features):
+    "The unfitted tree estimator `member` fitted with the grown `tree` (arrays shared) and this ensemble's fitted attributes: columns and their names, encoder, categorical mask, `max_features_`, classes (a classifier member's)."
+    member.n_features_in_, member.n_outputs_, member.max_features_ = self.n_features_in_, self.n_outputs_, max_features
+    member.encoder_, member.is_categorical_ = self.encoder_, self.is_categorical_
+    if hasattr(self, "feature_names_in_"): member.feature_names_in_ = self.feature_names_in_
+    if isinstance(member, ClassifierMixin): member.classes_, member.n_classes_ = self.classes_, self.n_classes_
+    member._install(tree)
+    return member

@@ -11,7 +11,7 @@ import warnings
 import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
 from scipy.sparse import hstack as sparse_hstack
-from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, is_classifier
+from sklearn.base import ClassifierMixin, RegressorMixin, is_classifier
 from sklearn.metrics import accuracy_score, r2_score
 from sklearn.utils import check_random_state, compute_class_weight, compute_sample_weight
 from sklearn.utils.validation import check_is_fitted
@@ -20,8 +20,8 @@ from .levelwise import grow_trees_from_plan, trees_orders
 from .inference import apply as apply_tree, decision_path as tree_decision_path, feature_importances
 from .pruning import prune
 from .missing import check_surrogate_options
-from .estimators import (BaseDecisionTree, DecisionTreeClassifier, DecisionTreeRegressor, MAX_SEED, ParameterError,
-                                       patch_to, grow_by_plan, resolve_plan, class_codes, is_integer, check_parameter)
+from .estimators import (BaseTreeEstimator, DecisionTreeClassifier, DecisionTreeRegressor, MAX_SEED, ParameterError,
+                                       patch_to, grow_by_plan, resolve_plan, is_integer, check_parameter)
 
 # %% auto #0
 __all__ = ['PREFER', 'tree_seeds', 'n_bootstrap_samples', 'bootstrap_indices', 'tree_weights', 'BaseForest', 'ForestRegressor',
@@ -82,11 +82,9 @@ def _is_bool(v): return isinstance(v, (bool, np.bool_))
 
 PREFER = "processes"               # joblib's backend when none is configured (measured in 'In parallel')
 
-class BaseForest(BaseEstimator):
+class BaseForest(BaseTreeEstimator):
     "What the four forests share: checks, the parallel fit, out-of-bag estimates, importances, `apply` and `decision_path`."
-    _tree_class, _splitter, _numeric_target = DecisionTreeRegressor, "best", True
-    _densified, _check_missing = BaseDecisionTree._densified, BaseDecisionTree._check_missing
-    _validate_training_data, _validate_X_predict = BaseDecisionTree._validate_training_data, BaseDecisionTree._validate_X_predict
+    _tree_class, _splitter = DecisionTreeRegressor, "best"
 
     def _tree_template(self, **overrides):
         "An unfitted tree with this forest's tree parameters: it checks them, resolves them, and is what `estimators_` hold."
@@ -97,11 +95,6 @@ class BaseForest(BaseEstimator):
                       categorical_features=self.categorical_features, missing=self.missing, max_surrogates=self.max_surrogates,
                       algorithm=self.algorithm)
         return self._tree_class(**{**params, **overrides})
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags = self._tree_template().__sklearn_tags__().input_tags    # the trees': sparse made dense, NaN if they take it
-        return tags
 
 # %% ../nbs/12_forests.ipynb #75a12e07
 #| code-fold: true
@@ -140,7 +133,7 @@ def fit(self, X, y, sample_weight=None):
     w_given = None if sample_weight is None else check_sample_weight(sample_weight, len(y))
     y, class_weights = self._encode_y(y, w_given)
     weights = class_weights if w_given is None else w_given if class_weights is None else w_given * class_weights
-    self._sample_weight, self._n_samples, self.n_outputs_ = weights, len(y), 1
+    self._sample_weight, self._n_samples = weights, len(y)
     self._n_samples_bootstrap = n_bootstrap_samples(len(y), self.max_samples, weights) if self.bootstrap else None
     self.estimator_ = self._tree_template()
     if not self.warm_start or not hasattr(self, "estimators_"): self.estimators_ = []
@@ -162,16 +155,6 @@ def _sampling(self, y):
 
 # %% ../nbs/12_forests.ipynb #493b0dff
 @patch_to(BaseForest)
-def _blank_estimator(self, seed):
-    "A tree estimator with this forest's parameters and fitted attributes (`random_state=seed`), waiting for its `tree_`."
-    estimator = self._tree_template(random_state=int(seed))
-    estimator.n_features_in_, estimator.n_outputs_, estimator.max_features_ = self.n_features_in_, 1, self._max_features
-    estimator.encoder_, estimator.is_categorical_ = self.encoder_, self.is_categorical_
-    if hasattr(self, "feature_names_in_"): estimator.feature_names_in_ = self.feature_names_in_
-    if is_classifier(self): estimator.classes_, estimator.n_classes_ = self.classes_, self.n_classes_
-    return estimator
-
-@patch_to(BaseForest)
 def _grow_forest(self, X, y, seeds):
     "Grow the trees of `seeds` in batches, one `Parallel` job per batch, and return them as fitted tree estimators."
     template = self.estimator_
@@ -188,12 +171,7 @@ def _grow_forest(self, X, y, seeds):
     for grown in Parallel(n_jobs=self.n_jobs, prefer=PREFER, return_as="generator")(jobs):
         trees += grown
         if self.verbose: print(f"{type(self).__name__}: {len(trees)}/{len(seeds)} trees grown, {perf_counter() - start:.2f} s", flush=True)
-    estimators = []
-    for tree, seed in zip(trees, seeds):
-        estimator = self._blank_estimator(seed)
-        estimator._install(tree)
-        estimators.append(estimator)
-    return estimators
+    return [self._fitted_member(self._tree_template(random_state=int(seed)), tree, self._max_features) for tree, seed in zip(trees, seeds)]
 
 # %% ../nbs/12_forests.ipynb #4148c07a
 @patch_to(BaseForest)
@@ -257,6 +235,8 @@ def feature_importances_(self):
 # %% ../nbs/12_forests.ipynb #7f2041f8
 class ForestRegressor(RegressorMixin, BaseForest):
     "A forest of regression trees: predicts the mean of their predictions."
+    _numeric_target = True
+
     def _encode_y(self, y, sample_weight): return y.astype(np.float64), None
 
     def predict(self, X):
@@ -270,12 +250,11 @@ class ForestRegressor(RegressorMixin, BaseForest):
 # %% ../nbs/12_forests.ipynb #4891b5e1
 class ForestClassifier(ClassifierMixin, BaseForest):
     "A forest of classification trees: predicts the class of largest mean probability."
-    _tree_class, _numeric_target = DecisionTreeClassifier, False
+    _tree_class = DecisionTreeClassifier
 
     def _encode_y(self, y, sample_weight):
         "Class codes, and scikit-learn's expanded class weights (None if none)."
-        self.classes_, codes = class_codes(y)
-        self.n_classes_, codes = len(self.classes_), codes.ravel().astype(np.intp)
+        codes = self._encode_classes(y)
         cw = self.class_weight
         if cw is None or isinstance(cw, str) and cw == "balanced_subsample" and self.bootstrap: return codes, None
         if isinstance(cw, str) and self.warm_start:

@@ -243,3 +243,31 @@ def test_benchmark_quick_prints_every_case():
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
     for case in ("binary", "regression", "ratio"):
         assert case in run.stdout, f"the table lacks {case!r}:\n{run.stdout[-3000:]}"
+
+
+@pytest.mark.parametrize("make", [lambda: GradientBoostingClassifier(n_estimators=8, max_depth=2),
+                                  lambda: GradientBoostingClassifier(n_estimators=4, max_depth=2),      # three classes: K trees a stage
+                                  lambda: GradientBoostingRegressor(n_estimators=8, max_depth=2)])
+def test_member_trees_keep_the_column_names_and_levels(make):
+    "A tree of `estimators_` knows the data frame's columns and levels, as a forest's tree does: it prints them and predicts the frame."
+    from climbing_trees.inference import export_text
+    rng = np.random.default_rng(3)
+    frame = pd.DataFrame({"size": rng.normal(size=400), "colour": pd.Categorical(rng.choice(["red", "green", "blue", "grey"], 400))})
+    model = make()
+    group = (frame["colour"].cat.codes.to_numpy() + (frame["size"].to_numpy() > 0.3)) % 3           # levels and sizes both matter
+    if isinstance(model, GradientBoostingRegressor): y = group + rng.normal(0, 0.1, 400)
+    elif model.n_estimators == 4: y = np.array(["a", "b", "c"])[group]                              # three classes
+    else: y = np.where(group == 1, "yes", "no")
+    model.fit(frame, y)
+    member = model.estimators_[0, 0]
+    text = "".join(export_text(e) for e in model.estimators_.ravel())
+    assert "colour in {" in export_text(member) and "size" in text and "x0" not in text and "x1" not in text
+    assert any(level in export_text(member) for level in ("red", "green", "blue", "grey"))
+    assert list(member.feature_names_in_) == ["size", "colour"] and member.encoder_ is model.encoder_
+    assert not hasattr(member, "classes_")                                  # a regression tree, even in a classifier
+    raw = model.decision_function(frame) if hasattr(model, "classes_") else model.predict(frame)
+    raw = raw.reshape(len(frame), -1)
+    for k in range(model.estimators_.shape[1]):
+        trees_sum = sum(e.predict(frame) for e in model.estimators_[:, k])  # each member reads the data frame itself
+        initial = raw[:, k] - model.learning_rate * trees_sum
+        np.testing.assert_allclose(initial, initial[0], rtol=0, atol=1e-9)   # what is left is the initial model's constant

@@ -352,3 +352,33 @@ def test_threaded_walk_equals_single_thread_walk():
     np.testing.assert_array_equal(clf.apply(X_new), single)
     for n_threads in (2, 3):
         np.testing.assert_array_equal(apply(clf.tree_, X_new, n_threads=n_threads), single)
+
+
+def test_one_base_validates_the_data_of_every_family():
+    "Trees, forests and boosting inherit one `BaseTreeEstimator`: none defines its own validation, label coding or member helper."
+    from climbing_trees.boosting import BaseGradientBoosting, GradientBoostingClassifier, GradientBoostingRegressor
+    from climbing_trees.estimators import BaseTreeEstimator
+    from climbing_trees.forests import BaseForest, ExtraTreesRegressor, RandomForestClassifier
+    shared = ("_densified", "_check_missing", "_validate_training_data", "_validate_X_predict", "_encode_classes", "_fitted_member",
+              "__sklearn_tags__")
+    families = (DecisionTreeClassifier, DecisionTreeRegressor, RandomForestClassifier, ExtraTreesRegressor,
+                GradientBoostingClassifier, GradientBoostingRegressor)
+    for cls in families:
+        assert issubclass(cls, BaseTreeEstimator)
+        ours = [k for k in cls.__mro__[:cls.__mro__.index(BaseTreeEstimator)] if k.__module__.startswith("climbing_trees")]
+        for klass in ours: assert not set(shared) & set(vars(klass)), (cls, klass)
+    assert BaseGradientBoosting._contiguous_X and not BaseForest._contiguous_X
+    assert "missing" not in GradientBoostingRegressor().get_params()           # declared, not a parameter
+    for cls in families: assert cls().__sklearn_tags__().input_tags.sparse and cls().__sklearn_tags__().input_tags.allow_nan
+    assert not RandomForestClassifier(missing="error").__sklearn_tags__().input_tags.allow_nan
+
+
+def test_boosting_refuses_what_a_tree_refuses_with_the_same_message():
+    from climbing_trees.boosting import GradientBoostingRegressor
+    X, y = X_DIA[:60], Y_DIA[:60]
+    for bad_y, message in [(np.column_stack([y, y]), "multi-output trees are not supported yet"),]:
+        for make in (DecisionTreeRegressor, GradientBoostingRegressor):
+            with pytest.raises(ValueError, match=message): make().fit(X, bad_y)
+    fitted = GradientBoostingRegressor(n_estimators=3).fit(X, y)
+    with pytest.raises(ValueError, match="X has 3 features"): fitted.predict(X[:, :3])
+    assert GradientBoostingRegressor(n_estimators=3).fit(np.asfortranarray(X), y).predict(np.asfortranarray(X)).shape == (60,)
