@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 import numpy as np
 import pandas as pd
-from .naive import admissible_cuts, first_best
+from .naive import admissible_cuts, first_best, goes_left, level_tables, sides
 from .impurity import weighted_absolute_deviation, weighted_median
 from .criteria import ClassificationCriterion, Criterion, Poisson, make_criterion
 
@@ -71,10 +71,13 @@ class CategoricalSplit:
     default_left: bool
 
     def goes_left(self, X):
-        "Boolean mask of the rows of `X` sent left; codes are compared as integers, NaN and codes in neither set (-1 among them) follow `default_left`."
-        codes = np.asarray(X, dtype=float)[:, self.feature]
-        left, right = np.isin(codes, list(self.left_levels)), np.isin(codes, list(self.right_levels))
-        return left | (~right & self.default_left)
+        "Boolean mask of the rows of `X` sent left (chapter 2's rule with level tables): NaN and codes in neither set (-1 among them) follow `default_left`."
+        levels = level_tables(self.left_levels, self.right_levels)
+        return goes_left(np.asarray(X, dtype=float)[:, self.feature], default_left=bool(self.default_left), levels=levels)
+
+    def sides(self, X):
+        "LEFT, RIGHT, or UNDECIDED (NaN, a code in neither set) for each row of `X` (chapter 2's `sides`)."
+        return sides(np.asarray(X, dtype=float)[:, self.feature], levels=level_tables(self.left_levels, self.right_levels))
 
 # %% ../nbs/04_categorical.ipynb #e9a2dc9f
 def _left_is_heavier(w_left, w_right, left_has_first):

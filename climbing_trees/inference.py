@@ -10,7 +10,8 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 from scipy.sparse import csr_matrix
 from sklearn.utils.validation import check_is_fitted
-from .naive import LEAF, Tree, collapse, kept_nodes, leaf_text, split_rule, subtree_end, tree_text
+from .naive import (LEAF, LEFT, UNDECIDED, Tree, collapse, goes_left, kept_nodes, leaf_text, sides, split_rule,
+                                  subtree_end, tree_text)
 
 # %% auto #0
 __all__ = ['HEAP_DEPTH', 'COMPACTION_COST', 'FEW_ROWS', 'BLOCK_BYTES', 'PARALLEL_ROWS', 'apply_one', 'compaction_steps',
@@ -18,34 +19,23 @@ __all__ = ['HEAP_DEPTH', 'COMPACTION_COST', 'FEW_ROWS', 'BLOCK_BYTES', 'PARALLEL
            'cut_at_depth', 'feature_importances', 'permutation_importance', 'export_text', 'tree_layout', 'plot_tree']
 
 # %% ../nbs/06_inference.ipynb #10b357c3
-def _primary_left(tree, t, value):
-    "Whether internal node `t`'s split sends `value` left: True or False, or None if the value is missing (NaN; at a categorical node, a code in neither set)."
-    if not tree.categorical[t]:
-        if value <= tree.threshold[t]: return True
-        return False if value > tree.threshold[t] else None   # neither comparison holds: NaN
-    if 0 <= value < tree.left_levels.shape[1]:    # False for NaN and for codes outside the table
-        code = int(value)
-        if tree.left_levels[t, code] or tree.right_levels[t, code]: return bool(tree.left_levels[t, code])
-    return None
-
-def _missing_left_one(tree, t, x):
-    "Whether sample `x`, missing node `t`'s feature, goes left: the first of the node's surrogates that knows its value decides, else `default_left[t]`."
+def _surrogate_side_one(tree, t, x):
+    "Where the first of node `t`'s surrogates that knows sample `x`'s value sends it (chapter 2's rule `sides`): LEFT or RIGHT, else UNDECIDED."
     s = tree.surrogates
-    if s is not None:
-        for i in range(s.start[t], s.start[t + 1]):
-            value = x[s.feature[i]]
-            if not s.categorical[i]:
-                if value == value: return bool((value <= s.threshold[i]) == s.below_left[i])   # known: not NaN
-            elif 0 <= value < s.left_levels.shape[1] and (s.left_levels[i, int(value)] or s.right_levels[i, int(value)]):
-                return bool(s.left_levels[i, int(value)])
-    return bool(tree.default_left[t])
+    for i in range(s.start[t], s.start[t + 1]):
+        side = sides(x[s.feature[i]], s.threshold[i], s.below_left[i], (s.left_levels, s.right_levels) if s.categorical[i] else None, i)
+        if side: return side
+    return UNDECIDED
 
 def apply_one(tree, x):
     "Number of the leaf of `Tree` `tree` that one sample `x` reaches: $O(\\text{depth})$ steps of Python."
-    t = 0
+    t, has_surrogates = 0, tree.surrogates is not None
     while tree.children_left[t] != LEAF:
-        left = _primary_left(tree, t, x[tree.feature[t]])
-        if left is None: left = _missing_left_one(tree, t, x)
+        value, levels = x[tree.feature[t]], (tree.left_levels, tree.right_levels) if tree.categorical[t] else None
+        if has_surrogates:                                # an undecided value asks the surrogates first
+            side = sides(value, tree.threshold[t], True, levels, t) or _surrogate_side_one(tree, t, x)
+            left = side == LEFT if side else tree.default_left[t]
+        else: left = goes_left(value, tree.threshold[t], tree.default_left[t], True, levels, t)
         t = tree.children_left[t] if left else tree.children_right[t]
     return int(t)
 
@@ -140,15 +130,10 @@ def _missing_left(tree, t, X_flat, offset):
     while len(rows):                                      # one pass per rank, over the rows still undecided
         i = first[rows] + rank
         value = X_flat[offset[rows] + s.feature[i]]
-        known = ~np.isnan(value)
-        goes_left = (value <= s.threshold[i]) == s.below_left[i]
-        cat = s.categorical[i]
-        if cat.any():                                     # a categorical surrogate knows a code in one of its two sets
-            in_table = (value >= 0) & (value < s.left_levels.shape[1])
-            code = np.where(in_table, value, 0).astype(np.intp)
-            in_left, in_right = in_table & s.left_levels[i, code], in_table & s.right_levels[i, code]
-            known, goes_left = np.where(cat, in_left | in_right, known), np.where(cat, in_left, goes_left)
-        left[rows[known]] = goes_left[known]
+        side, cat = sides(value, s.threshold[i], s.below_left[i]), s.categorical[i]
+        if cat.any(): side[cat] = sides(value[cat], levels=(s.left_levels, s.right_levels), node=i[cat])
+        known = side != UNDECIDED
+        left[rows[known]] = side[known] == LEFT
         rank += 1
         rows = rows[~known & (count[rows] > rank)]
     return left
@@ -158,11 +143,9 @@ def _categorical_left(tree, state, x, X_flat, offset):
     t = state // 2
     cat = tree.categorical[t]
     if not cat.any(): return None, cat
-    code, t_cat, n_levels = x[cat], t[cat], tree.left_levels.shape[1]
-    in_table = (code >= 0) & (code < n_levels)
-    code = np.where(in_table, code, 0).astype(np.intp)
-    in_left = in_table & tree.left_levels[t_cat, code]
-    missing = ~in_left & ~(in_table & tree.right_levels[t_cat, code])
+    t_cat = t[cat]
+    side = sides(x[cat], levels=(tree.left_levels, tree.right_levels), node=t_cat)
+    in_left, missing = side == LEFT, side == UNDECIDED
     if missing.any(): in_left[missing] = _missing_left(tree, t_cat[missing], X_flat, offset[cat][missing])
     return in_left, cat
 
@@ -194,7 +177,7 @@ def _walk_heap(tree, route, X_flat, offset, K, some_missing, record, position, x
         np.take(route.top, slot, out=record, mode="clip")
         np.add(record["feature"], offset, out=position)
         np.take(X_flat, position, out=x, mode="clip")
-        np.less_equal(x, record["threshold"], out=went_left)
+        goes_left(x, record["threshold"], out=went_left)   # the rule, NaN sent right
         if some_missing:
             miss = np.flatnonzero(np.isnan(x))
             if len(miss): went_left[miss] = _missing_left(tree, route.top_exit[slot[miss]], X_flat, offset[miss])
@@ -222,7 +205,7 @@ def _apply_rows(tree, route, X):
         np.take(route.node, state, out=r, mode="clip")  # one gather reads the node's feature and threshold
         np.add(r["feature"], offset, out=p)
         np.take(X_flat, p, out=v, mode="clip")
-        np.less_equal(v, r["threshold"], out=g)
+        goes_left(v, r["threshold"], out=g)
         if some_missing:
             miss = np.flatnonzero(np.isnan(v))
             if len(miss): g[miss] = _missing_left(tree, state[miss] // 2, X_flat, offset[miss])

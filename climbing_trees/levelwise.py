@@ -983,7 +983,7 @@ def _write_splits(builder, ids, found, X, orders, counts):
     return rules_found
 
 def _route(found, rules_found, X, orders, counts):
-    "Which samples go left: by position in the chosen feature's order, or by the rule of a node-searched split."
+    "Which samples go left: by position in the chosen feature's order (the rows `x <= threshold` sorted first), or, at a node-searched split, by chapter 2's rule through the split's `goes_left`."
     goes_left = np.zeros(X.shape[0], dtype=bool)
     starts = segment_starts(counts)
     numeric = found.splits.copy()

@@ -7,31 +7,16 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import NamedTuple
 import numpy as np
-from .naive import (SurrogateSplit, TreeBuilder, TIE_TOLERANCE, column_ranges, constant_features, default_side,
-                                  draw_features, first_best, midpoints, node_summary, plan_growth)
+from .naive import (LEFT, RIGHT, UNDECIDED, SurrogateSplit, TIE_TOLERANCE, constant_features, default_side, first_best,
+                                  grow_depth_first, midpoints, node_summary, plan_growth)
 from .impurity import criteria_where
 from .criteria import vectorized_column_split
 from .categorical import column_searches
 
 # %% auto #0
-__all__ = ['LEFT', 'RIGHT', 'UNDECIDED', 'ADJ_TOLERANCE', 'SURROGATE_CRITERIA', 'sides', 'PrimarySplit', 'primary_split',
-           'agreement_adj', 'numeric_surrogate', 'categorical_surrogate', 'node_surrogates', 'majority_side', 'route',
-           'check_surrogate_options', 'grow_surrogate', 'grow_surrogate_from_plan']
-
-# %% ../nbs/08_missing.ipynb #1f1e24a3
-LEFT, RIGHT, UNDECIDED = -1, 1, 0
-
-def sides(rule, x):
-    "Where a split or a surrogate sends each value of column `x`: LEFT (-1), RIGHT (+1), or UNDECIDED (0) for a missing value (NaN) or a level it does not list."
-    x = np.asarray(x, dtype=float)
-    side = np.zeros(len(x), dtype=np.int8)
-    left_levels, right_levels = getattr(rule, "left_levels", ()), getattr(rule, "right_levels", ())
-    if left_levels or right_levels:                 # a categorical rule: NaN and unlisted codes are in neither set
-        side[np.isin(x, list(left_levels))], side[np.isin(x, list(right_levels))] = LEFT, RIGHT
-        return side
-    known = ~np.isnan(x)
-    side[known] = np.where((x[known] <= rule.threshold) == getattr(rule, "below_left", True), LEFT, RIGHT)
-    return side
+__all__ = ['ADJ_TOLERANCE', 'SURROGATE_CRITERIA', 'PrimarySplit', 'primary_split', 'agreement_adj', 'numeric_surrogate',
+           'categorical_surrogate', 'node_surrogates', 'majority_side', 'route', 'check_surrogate_options',
+           'grow_surrogate', 'rpart_split_node', 'grow_surrogate_from_plan']
 
 # %% ../nbs/08_missing.ipynb #a689cf14
 class PrimarySplit(NamedTuple):
@@ -140,7 +125,7 @@ def route(X, side, surrogates, majority):
     for s in surrogates:
         undecided = np.flatnonzero(side == UNDECIDED)
         if not len(undecided): break
-        side[undecided] = sides(s, X[undecided, s.feature])
+        side[undecided] = s.sides(X[undecided])
     side[side == UNDECIDED] = majority
     return side
 
@@ -170,32 +155,26 @@ def grow_surrogate(X, y, criterion="gini", sample_weight=None, n_classes=None, *
                                 max_leaf_nodes=max_leaf_nodes, max_features=max_features, splitter=splitter, random_state=random_state)
     return grow_surrogate_from_plan(replace(plan, missing="surrogate", max_surrogates=max_surrogates), X, y, w)
 
+def rpart_split_node(plan, searches):
+    "rpart's per-node step for chapter 2's `grow_depth_first` (`searches`: a column search per feature): the primary split on the known rows, if it gains and is worth making, its surrogates, each row routed by split, surrogates, majority; missing at prediction: the child with more rows."
+    rules, categorical = plan.rules, frozenset(plan.categorical)
+    def split_node(Xt, yt, wt, impurity, features, total_weight):
+        found = primary_split(Xt, yt, wt, plan.criterion, plan.n_classes, searches, rules.min_samples_leaf, rules.min_weight_leaf, features)
+        if found is None or not found.improvement > TIE_TOLERANCE * found.weight * found.impurity: return None
+        if not rules.worth_splitting(found.weight / total_weight, found.impurity, found.split.impurity): return None
+        side = found.split.sides(Xt)
+        surrogates = node_surrogates(Xt, side, wt, found.split.feature, categorical, plan.max_surrogates)
+        side = route(Xt, side, surrogates, majority_side(side, wt))
+        n_left, n_right = np.count_nonzero(side == LEFT), np.count_nonzero(side == RIGHT)
+        return replace(found.split, default_left=default_side(n_left, n_right)), surrogates, side
+    return split_node
+
 def grow_surrogate_from_plan(plan, X, y, w):
     "Grow a `Tree` as rpart does with missing values (NaN), as the checked `plan` says: primary splits on the known rows, up to the plan's `max_surrogates` surrogates per split, rows routed by split, surrogates, majority."
-    rules, criterion, n_classes, max_surrogates = plan.rules, plan.criterion, plan.n_classes, plan.max_surrogates
-    max_features, rng, categorical = plan.max_features, plan.generator(), frozenset(plan.categorical)
+    categorical = frozenset(plan.categorical)
     searches = column_searches(X.shape[1], categorical, vectorized_column_split)
     kept = np.flatnonzero(~np.isnan(X).all(axis=1))
     if not len(kept): raise ValueError("every row of X misses every feature (all NaN): there is nothing to split on")
-    builder, total_weight = TreeBuilder(), w[kept].sum()
-    stack = [(kept, 0, -1, True)]                            # rows, depth, parent, is the left child
-    while stack:
-        rows, depth, parent, is_left = stack.pop()
-        Xt, yt, wt = X[rows], y[rows], w[rows]
-        value, impurity = node_summary(yt, wt, criterion, n_classes)
-        t = builder.add_node(parent, is_left, value, impurity, len(rows), wt.sum())
-        if not rules.may_split(len(rows), depth, impurity): continue
-        drawn = None if max_features is None else np.flatnonzero(
-            draw_features(constant_features(*column_ranges(Xt)), max_features, rng)[0])
-        found = primary_split(Xt, yt, wt, criterion, n_classes, searches, rules.min_samples_leaf, rules.min_weight_leaf, drawn)
-        if found is None or not found.improvement > TIE_TOLERANCE * found.weight * found.impurity: continue
-        if not rules.worth_splitting(found.weight / total_weight, found.impurity, found.split.impurity): continue
-        side = sides(found.split, Xt[:, found.split.feature])
-        surrogates = node_surrogates(Xt, side, wt, found.split.feature, categorical, max_surrogates)
-        side = route(Xt, side, surrogates, majority_side(side, wt))
-        left, right = rows[side == LEFT], rows[side == RIGHT]
-        builder.split_node(t, replace(found.split, default_left=default_side(len(left), len(right))))
-        builder.add_surrogates(t, surrogates)
-        stack += [(right, depth + 1, t, False), (left, depth + 1, t, True)]
+    builder = grow_depth_first(plan, X, y, w, rpart_split_node(plan, searches), rows=kept)
     n_levels = max((int(np.nanmax(X[:, j])) + 1 for j in categorical if not np.isnan(X[:, j]).all()), default=0)
     return builder.build(n_levels)

@@ -11,14 +11,55 @@ from .impurity import (CLASS_IMPURITY, CLASSIFICATION_CRITERIA, REGRESSION_CRITE
                                      REGRESSION_VALUE, check_sample_weight, check_target, split_impurity)
 
 # %% auto #0
-__all__ = ['LEAF', 'UNDEFINED', 'SMALL_TREE', 'TIE_TOLERANCE', 'FEATURE_THRESHOLD', 'ColumnSearch', 'SPLITTERS',
-           'MISSING_STRATEGIES', 'Split', 'default_side', 'Tree', 'nodes_by_depth', 'SurrogateSplit', 'Surrogates',
-           'preorder_walk', 'preorder_by_depth', 'preorder_numbers', 'TreeBuilder', 'kept_nodes', 'collapse',
-           'midpoints', 'candidate_thresholds', 'admissible_cuts', 'naive_split_curve', 'ties_with_best', 'first_best',
-           'node_summary', 'naive_column_split', 'column_ranges', 'constant_features', 'best_split', 'StoppingRules',
-           'check_tree_data', 'check_target_spread', 'check_regression_target', 'check_search_options', 'draw_features',
-           'GrowthPlan', 'check_categorical_columns', 'plan_growth', 'grow_tree', 'grow_tree_from_plan',
-           'tree_differences', 'split_rule', 'leaf_text', 'tree_text', 'subtree_end']
+__all__ = ['LEFT', 'RIGHT', 'UNDECIDED', 'LEAF', 'UNDEFINED', 'SMALL_TREE', 'TIE_TOLERANCE', 'FEATURE_THRESHOLD', 'ColumnSearch',
+           'SPLITTERS', 'MISSING_STRATEGIES', 'goes_left', 'sides', 'level_tables', 'Split', 'default_side', 'Tree',
+           'nodes_by_depth', 'SurrogateSplit', 'Surrogates', 'preorder_walk', 'preorder_by_depth', 'preorder_numbers',
+           'TreeBuilder', 'kept_nodes', 'collapse', 'midpoints', 'candidate_thresholds', 'admissible_cuts',
+           'naive_split_curve', 'ties_with_best', 'first_best', 'node_summary', 'naive_column_split', 'column_ranges',
+           'constant_features', 'best_split', 'StoppingRules', 'check_tree_data', 'check_target_spread',
+           'check_regression_target', 'check_search_options', 'draw_features', 'GrowthPlan',
+           'check_categorical_columns', 'plan_growth', 'grow_depth_first', 'search_split_node', 'grow_tree',
+           'grow_tree_from_plan', 'tree_differences', 'split_rule', 'leaf_text', 'tree_text', 'subtree_end']
+
+# %% ../nbs/02_naive_split.ipynb #7dffe206
+LEFT, RIGHT, UNDECIDED = -1, 1, 0   # a row's side as a number (sides below)
+
+def _rule(x, threshold, below_left, levels, node, out=None, known=True):
+    "The routing rule, once: for each value `x`, whether it goes left (never where the rule does not know it), and (if `known`, else None) whether the rule knows it."
+    if levels is not None:
+        left_table, right_table = levels                  # (L,) boolean tables, or (nodes, L) read at (`node`, code)
+        listed = (x >= 0) & (x < left_table.shape[-1])    # False for NaN
+        code = np.where(listed, x, 0).astype(np.intp) if isinstance(x, np.ndarray) else (int(x) if listed else 0)
+        listed = listed & (code == x)                     # a level code is a whole number
+        at = code if node is None else (node, code)
+        left = listed & left_table[at]
+        return left, left | (listed & right_table[at]) if known else None
+    left = x <= threshold if out is None else np.less_equal(x, threshold, out=out)   # NaN fails it
+    known = x == x if known or below_left is not True else None   # not NaN
+    if below_left is not True:                            # a scalar test first: one value is walked many times
+        left = left ^ (~below_left & known) if isinstance(below_left, np.ndarray) else left if below_left else x > threshold
+    return left, known
+
+def goes_left(x, threshold=np.nan, default_left=False, below_left=True, levels=None, node=None, out=None):
+    "The routing rule of every split: whether each value `x` of its feature goes left, `x <= threshold` (`x > threshold` where not `below_left`) or, with `levels` (tables of level codes), a code of the left table; a value it does not know (NaN, a code in neither table) goes left where `default_left`. `out`: where the plain comparison is written."
+    left, known = _rule(x, threshold, below_left, levels, node, out, default_left is not False)
+    if default_left is False: return left
+    if not isinstance(left, np.ndarray): return left or (not known and default_left)     # one value: no numpy
+    return left | (~known & default_left)
+
+def sides(x, threshold=np.nan, below_left=True, levels=None, node=None):
+    "The same rule's three answers for each value `x`: LEFT or RIGHT where it knows the value, UNDECIDED where it does not (NaN, a code in neither table)."
+    left, known = _rule(x, threshold, below_left, levels, node)
+    if not isinstance(left, np.ndarray): return LEFT if left else RIGHT if known else UNDECIDED   # one value: no numpy
+    return known.view(np.int8) - 2 * left.view(np.int8)   # known: RIGHT (1) - 2 if left, LEFT; unknown: 0 - 0, UNDECIDED
+
+def level_tables(left_levels, right_levels):
+    "The `levels` of `goes_left` for two collections of level codes: boolean tables (left, right) indexed by code."
+    n_levels = max((*left_levels, *right_levels), default=-1) + 1
+    left, right = np.zeros(n_levels, dtype=bool), np.zeros(n_levels, dtype=bool)
+    left[list(left_levels)], right[list(right_levels)] = True, True
+    return left, right
+
 
 # %% ../nbs/02_naive_split.ipynb #5733845f
 @dataclass(frozen=True)
@@ -30,10 +71,12 @@ class Split:
     default_left: bool | None = None   # where missing values go; None: the node had none in this feature (the grower decides)
 
     def goes_left(self, X):
-        "Boolean mask of the rows of `X` that this split sends to the left child (a missing value follows `default_left`)."
-        x = X[:, self.feature]
-        left = x <= self.threshold
-        return left | np.isnan(x) if self.default_left else left
+        "Boolean mask of the rows of `X` that this split sends to the left child (the rule `goes_left`: a missing value follows `default_left`)."
+        return goes_left(X[:, self.feature], self.threshold, bool(self.default_left))
+
+    def sides(self, X):
+        "LEFT, RIGHT, or UNDECIDED (a missing value) for each row of `X` (the rule's `sides`)."
+        return sides(X[:, self.feature], self.threshold)
 
 def default_side(n_left, n_right):
     "Where missing values go at a split that saw none in training: to the child with more samples (by count), a tie to the right (scikit-learn's rule)."
@@ -105,6 +148,11 @@ class SurrogateSplit:
 
     @property
     def categorical(self): return bool(self.left_levels or self.right_levels)
+
+    def sides(self, X):
+        "LEFT, RIGHT, or UNDECIDED (a missing value, a code in neither set) for each row of `X` (the rule's `sides`)."
+        levels = level_tables(self.left_levels, self.right_levels) if self.categorical else None
+        return sides(X[:, self.feature], self.threshold, self.below_left, levels)
 
 # %% ../nbs/02_naive_split.ipynb #55b9be09
 @dataclass(frozen=True, eq=False)
@@ -623,6 +671,43 @@ def plan_growth(X, y, criterion, sample_weight=None, n_classes=None, *, categori
     return X, y, w, plan
 
 # %% ../nbs/02_naive_split.ipynb #772ecbaf
+def grow_depth_first(plan, X, y, w, split_node, rows=None):
+    "The depth-first loop of chapters 2 and 8, over `rows` (None: all): each node summarized and, unless a stopping rule makes it a leaf, decided by `split_node(Xt, yt, wt, impurity, features, total_weight)`: None (a leaf) or (rule, surrogates or None, each row's side; UNDECIDED stays). Returns the `TreeBuilder`."
+    rules, rng = plan.rules, plan.generator()
+    rows = np.arange(len(y)) if rows is None else rows
+    builder, total_weight = TreeBuilder(), w[rows].sum()
+    stack = [(rows, 0, -1, True)]                               # rows, depth, parent, is the left child
+    while stack:
+        rows, depth, parent, is_left = stack.pop()
+        yt, wt = y[rows], w[rows]
+        value, impurity = node_summary(yt, wt, plan.criterion, plan.n_classes)
+        t = builder.add_node(parent, is_left, value, impurity, len(rows), wt.sum())
+        if not rules.may_split(len(rows), depth, impurity): continue
+        Xt = X[rows]
+        features = None if plan.max_features is None else np.flatnonzero(
+            draw_features(constant_features(*column_ranges(Xt)), plan.max_features, rng)[0])
+        found = split_node(Xt, yt, wt, impurity, features, total_weight)
+        if found is None: continue
+        rule, surrogates, side = found
+        builder.split_node(t, rule)
+        if surrogates is not None: builder.add_surrogates(t, surrogates)
+        stack += [(rows[side == RIGHT], depth + 1, t, False), (rows[side == LEFT], depth + 1, t, True)]
+    return builder
+
+def search_split_node(plan, find_split=best_split):
+    "The per-node step of `grow_tree` for `grow_depth_first`: the split `find_split` finds among the drawn features, if worth making; a missing-value side it left open goes to the larger child; every row goes by the split's rule."
+    rules = plan.rules
+    def split_node(Xt, yt, wt, impurity, features, total_weight):
+        drawn = {} if features is None else {"features": features}
+        split = find_split(Xt, yt, wt, plan.criterion, plan.n_classes, rules.min_samples_leaf, **drawn,
+                           min_weight_leaf=rules.min_weight_leaf)
+        if split is None or not rules.worth_splitting(wt.sum() / total_weight, impurity, split.impurity): return None
+        if split.default_left is None:                         # no missing value here: later ones go to the larger child
+            n_left = int(split.goes_left(Xt).sum())
+            split = replace(split, default_left=default_side(n_left, len(yt) - n_left))
+        return split, None, np.where(split.goes_left(Xt), LEFT, RIGHT)
+    return split_node
+
 def grow_tree(X, y, criterion="gini", sample_weight=None, n_classes=None, *, find_split=best_split,
               max_depth=None, min_samples_split=2, min_samples_leaf=1, min_impurity_decrease=0.0, min_weight_leaf=0.0,
               max_leaf_nodes=None, max_features=None, splitter="best", random_state=None):
@@ -640,28 +725,7 @@ def grow_tree_from_plan(plan, X, y, w, find_split=best_split):
             shown = repr(value) if isinstance(value, str) else f"{value:g}"      # 4, not np.int64(4)
             raise ValueError(f"the depth-first grower does not implement {name}={shown}; grow with algorithm='levelwise' "
                              "(chapter 05's grow_levelwise), which does")
-    rules, criterion, n_classes, rng = plan.rules, plan.criterion, plan.n_classes, plan.generator()
-    builder, total_weight = TreeBuilder(), w.sum()
-    stack = [(np.arange(len(y)), 0, -1, True)]                 # rows, depth, parent, is the left child
-    while stack:
-        rows, depth, parent, is_left = stack.pop()
-        yt, wt = y[rows], w[rows]
-        value, impurity = node_summary(yt, wt, criterion, n_classes)
-        t = builder.add_node(parent, is_left, value, impurity, len(rows), wt.sum())
-        if not rules.may_split(len(rows), depth, impurity): continue
-        Xt, drawn = X[rows], {}
-        if plan.max_features is not None:
-            constant = constant_features(*column_ranges(Xt))
-            drawn = {"features": np.flatnonzero(draw_features(constant, plan.max_features, rng)[0])}
-        split = find_split(Xt, yt, wt, criterion, n_classes, rules.min_samples_leaf, **drawn, min_weight_leaf=rules.min_weight_leaf)
-        if split is None or not rules.worth_splitting(wt.sum() / total_weight, impurity, split.impurity): continue
-        if split.default_left is None:                         # no missing value here: later ones go to the larger child
-            n_left = int(split.goes_left(Xt).sum())
-            split = replace(split, default_left=default_side(n_left, len(rows) - n_left))
-        builder.split_node(t, split)
-        left = split.goes_left(Xt)
-        stack += [(rows[~left], depth + 1, t, False), (rows[left], depth + 1, t, True)]
-    return builder.build()
+    return grow_depth_first(plan, X, y, w, search_split_node(plan, find_split)).build()
 
 # %% ../nbs/02_naive_split.ipynb #6202cdc4
 #| code-fold: true

@@ -34,7 +34,7 @@ if not rpart_available():
 
 import rpart_reference as reference
 from climbing_trees.inference import apply
-from climbing_trees.missing import LEFT, RIGHT, grow_surrogate, sides
+from climbing_trees.missing import LEFT, RIGHT, grow_surrogate
 from climbing_trees.naive import LEAF
 from climbing_trees.pruning import cost_complexity_path, prune
 
@@ -230,7 +230,7 @@ def rpart_routing(tree, X):
             else: side = 0 if np.isnan(x[f]) else LEFT if x[f] <= tree.threshold[t] else RIGHT
             for s in tree.surrogates.of(t):
                 if side: break
-                side = int(sides(s, x[[s.feature]])[0])
+                side = int(s.sides(x[None])[0])
             left, right = tree.children_left[t], tree.children_right[t]
             if not side:
                 if tree.n_node_samples[left] == tree.n_node_samples[right]:
