@@ -11,7 +11,7 @@ from typing import NamedTuple
 import numpy as np
 from .impurity import check_sample_weight
 from .naive import (TreeBuilder, admissible_cuts, constant_features, default_side, draw_features, midpoints,
-                                  node_summary, plan_growth, ties_with_best, TIE_TOLERANCE)
+                                  node_summary, plan_growth, ties_with_best, FEATURE_THRESHOLD, TIE_TOLERANCE)
 from .criteria import ClassificationCriterion, criterion_of, median_column_split
 from .categorical import categorical_column_split
 
@@ -59,7 +59,7 @@ def segment_first_best(values, counts, scale, starts=None):
     lowest = np.minimum.reduceat(values, starts, axis=-1)
     bound = lowest + TIE_TOLERANCE * np.abs(scale)              # `ties_with_best`'s bound, once per segment: one long temporary
     if values.size < FIRST_BEST_LISTED_FROM:                     # short: mark every position (fewer calls), take the first
-        positions = np.where(values <= np.repeat(bound, counts, axis=-1), np.arange(values.shape[-1]), values.shape[-1])
+        positions = np.where(values <= bound.repeat(counts, axis=-1), np.arange(values.shape[-1]), values.shape[-1])
         return lowest, np.minimum.reduceat(positions, starts, axis=-1)
     bound[~np.isfinite(lowest)] = -np.inf                        # no cut there: nothing qualifies (inf <= inf would)
     qualifying = np.flatnonzero(values <= np.repeat(bound, counts, axis=-1))   # few: each segment's best and its ties
@@ -90,9 +90,10 @@ class Frontier(NamedTuple):
         return self.counts.astype(self.n_left.dtype)[self.segment[at]] - self.n_left[at]
 
 def frontier_layout(counts, node_stats, criterion, searchable, min_samples_leaf=1, min_weight_leaf=0.0, children_rule=False,
-                    totals=True, weights_are_one=False, impurity=None, weight=None, positions=True):
-    "The `Frontier` of a depth with `counts` samples per node, node statistics (n_stats, F) and `searchable` nodes (`totals`: keep the node totals the proxy reads; `impurity` and `weight`: the criterion's, if already computed; `positions`: also the per-position arrays a sweep reads, which a cut at a drawn threshold does not)."
-    starts, segment, n_left, allowed = segment_starts(counts), None, None, None
+                    totals=True, weights_are_one=False, impurity=None, weight=None, positions=True, starts=None):
+    "The `Frontier` of a depth with `counts` samples per node, node statistics (n_stats, F) and `searchable` nodes (`totals`: keep the node totals the proxy reads; `impurity` and `weight`: the criterion's, if already computed; `positions`: also the per-position arrays a sweep reads, which a cut at a drawn threshold does not; `starts`: the segments' starts, if known)."
+    starts = segment_starts(counts) if starts is None else starts
+    segment, n_left, allowed = None, None, None
     if positions:
         n = int(counts.sum())
         small = np.int32 if n < 2 ** 31 else np.intp                      # as the orders: half the memory of intp
@@ -125,27 +126,27 @@ def frontier_column_splits(x_sorted, stats_sorted, frontier, criterion, positive
     del stats_sorted
     sparse = (admissible.size >= SPARSE_MIN_POSITIONS                       # on small arrays the calls cost more than the work
               and np.count_nonzero(admissible) < SPARSE_CUTS * admissible.size)  # ties, small nodes: judge only the admissible cuts
-    if sparse:
-        cuts = np.flatnonzero(admissible)                                    # in the flattened (..., n)
-        position = cuts % n
-        left = _left_sums(summed.reshape(len(summed), -1)[:, cuts], frontier.n_left[position], frontier.weights_are_one, criterion)   # (n_stats, m)
-        right = (frontier.totals[:, frontier.segment[position]] - left if right is None
-                 else right.reshape(len(right), -1)[:, cuts])
-        del summed
-        proxy = _cut_proxies(left, right, np.ones(len(cuts), dtype=bool), position, frontier, criterion)
-        del left, right                                                     # free what the proxy does not hold before the tie rule's temporaries
-    else:                   # a chunk of positions at a time: its sums on either side (the right: node totals less left), its proxies
-        proxy, step = summed[0], max(1, RIGHT_SUMS_ELEMENTS * n // (len(frontier.totals) * summed[0].size))   # into the sums'
-        for lo in range(0, n, step):                                                               # first row, read by then
-            cut = slice(lo, lo + step)
-            left = _left_sums(summed[..., cut], frontier.n_left[cut], frontier.weights_are_one, criterion)
-            right_part = (right[..., cut] if right is not None else frontier.totals.take(frontier.segment[cut], axis=1).reshape(
-                (len(left),) + (1,) * (left.ndim - 2) + (-1,)) - left)
-            proxy[..., cut] = _cut_proxies(left, right_part, admissible[..., cut], cut, frontier, criterion)
-    scale = frontier.impurity * frontier.weight                             # the tie rule on W_t i(s): scale W_t i(t)
-    if sparse: lowest, best_position = _first_best_of_cuts(proxy, cuts, n, frontier, scale, shape[:-1])
-    else: lowest, best_position = segment_first_best(proxy, counts, scale, frontier.starts)
-    with np.errstate(invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore"):                  # once: the proxies' 0 / 0, inf stays inf
+        if sparse:
+            cuts = np.flatnonzero(admissible)                                    # in the flattened (..., n)
+            position = cuts % n
+            left = _left_sums(summed.reshape(len(summed), -1)[:, cuts], frontier.n_left[position], frontier.weights_are_one, criterion)   # (n_stats, m)
+            right = (frontier.totals[:, frontier.segment[position]] - left if right is None
+                     else right.reshape(len(right), -1)[:, cuts])
+            del summed
+            proxy = _cut_proxies(left, right, np.ones(len(cuts), dtype=bool), position, frontier, criterion)
+            del left, right                                                     # free what the proxy does not hold before the tie rule's temporaries
+        else:                   # a chunk of positions at a time: its sums on either side (the right: node totals less left), its proxies
+            proxy, step = summed[0], max(1, RIGHT_SUMS_ELEMENTS * n // (len(frontier.totals) * summed[0].size))   # into the sums'
+            for lo in range(0, n, step):                                                               # first row, read by then
+                cut = slice(lo, lo + step)
+                left = _left_sums(summed[..., cut], frontier.n_left[cut], frontier.weights_are_one, criterion)
+                right_part = (right[..., cut] if right is not None else frontier.totals.take(frontier.segment[cut], axis=1).reshape(
+                    (len(left),) + (1,) * (left.ndim - 2) + (-1,)) - left)
+                proxy[..., cut] = _cut_proxies(left, right_part, admissible[..., cut], cut, frontier, criterion)
+        scale = frontier.impurity * frontier.weight                             # the tie rule on W_t i(s): scale W_t i(t)
+        if sparse: lowest, best_position = _first_best_of_cuts(proxy, cuts, n, frontier, scale, shape[:-1])
+        else: lowest, best_position = segment_first_best(proxy, counts, scale, frontier.starts)
         split_impurity = np.maximum((frontier.constant + lowest) / frontier.weight, 0.0)         # inf stays inf
     return split_impurity, best_position
 
@@ -168,8 +169,8 @@ def _cut_proxies(left, right, ok, at, frontier, criterion):
         n_left, n_right = frontier.n_left[at], frontier.right_of(at)
         ok = ok & admissible_cuts(n_left, n_right, n_left, n_right, frontier.min_samples_leaf, criterion.weight(left),
                                   criterion.weight(right), frontier.min_weight_leaf)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        proxy = criterion.split_proxy(left, right, overwrite=True)         # the caller's own sums: squared error writes into them
+    proxy = criterion.split_proxy(left, right, overwrite=True)             # the caller's own sums: squared error writes into them
+                                                                            # (0 / 0 where no cut: under the caller's errstate)
     np.putmask(proxy, ~ok, np.inf)
     return proxy
 
@@ -265,15 +266,17 @@ def frontier_class_splits(x_sorted, y_sorted, w_sorted, frontier, criterion, cla
     return np.maximum(lowest / frontier.weight, 0.0), position
 
 # %% ../nbs/05_levelwise.ipynb #ff7a47ea
-def partition_orders(orders, goes_left, counts, split, block=None, in_place=False, by_position=False):
-    "Stable partition of every feature's order into the next frontier's: the left children of the splitting nodes, in node order, then their right children, in the same order; the samples of nodes that became leaves are dropped. Returns the orders and the children's counts, in that layout. Features go `block` at a time (None: all at once); `in_place` writes over the memory of `orders` (a C-ordered `orders` stays C-ordered) and returns a view; `by_position`: `goes_left` is the side of each position of a single order (a growth without sorted orders knows them), not of each sample."
+def partition_orders(orders, goes_left, counts, split, block=None, in_place=False, by_position=False, starts=None):
+    "Stable partition of every feature's order into the next frontier's: the left children of the splitting nodes, in node order, then their right children, in the same order; the samples of nodes that became leaves are dropped. Returns the orders and the children's counts, in that layout. Features go `block` at a time (None: all at once); `in_place` writes over the memory of `orders` (a C-ordered `orders` stays C-ordered) and returns a view; `by_position`: `goes_left` is the side of each position of a single order (a growth without sorted orders knows them), not of each sample; `starts`: the segments' starts, if known."
     if by_position and len(orders) != 1: raise ValueError("sides by position partition a single order; give the sides of the samples")
     first = goes_left if by_position else goes_left.take(orders[0])         # each position's side, along the first order
     side = ((~first).view(np.uint8) if split.all()                          # 0: left, 1: right,
-            else np.where(np.repeat(split, counts), ~first, 2).astype(np.uint8))   # 2: a leaf's sample, dropped
-    n_left = segment_sums(side == 0, segment_starts(counts)) if len(side) else np.zeros(len(counts), int)
-    child_counts = np.concatenate([n_left[split], (counts - n_left)[split]])
-    lefts, kept = int(n_left[split].sum()), int(child_counts.sum())
+            else np.where(split.repeat(counts), ~first, 2).astype(np.uint8))   # 2: a leaf's sample, dropped
+    starts = segment_starts(counts) if starts is None else starts
+    n_left = segment_sums(side == 0, starts) if len(side) else np.zeros(len(counts), int)
+    n_left = n_left[split]
+    child_counts = np.concatenate([n_left, counts[split] - n_left])
+    lefts, kept = int(np.add.reduce(n_left)), int(np.add.reduce(child_counts))
     if by_position: sides = lambda flat: side
     else:
         of_sample = np.empty(len(goes_left), dtype=np.uint8)                # each sample's code, read along every order
@@ -293,21 +296,23 @@ def partition_orders(orders, goes_left, counts, split, block=None, in_place=Fals
     return result, child_counts
 
 # %% ../nbs/05_levelwise.ipynb #77bc40bb
-def node_centres(y_sorted, w_sorted, counts):
-    "Each frontier node's centre (weighted mean) and scale (largest |y - centre| of positive weight; 0 if its targets are all equal), and every sample's u = (y - centre) / scale (0 in a constant node)."
-    starts = segment_starts(counts)
-    weight = np.add.reduceat(w_sorted, starts)
-    centre = np.add.reduceat(w_sorted * y_sorted, starts) / np.where(weight > 0, weight, 1.0)
-    centred = y_sorted - np.repeat(centre, counts)
-    positive = w_sorted > 0                                              # a weightless sample sets nothing
-    some_weightless = not positive.all()                                 # usually not: nothing to mask
+def node_centres(y_sorted, w_sorted, counts, starts=None, all_positive=False):
+    "Each frontier node's centre (weighted mean) and scale (largest |y - centre| of positive weight; 0 if its targets are all equal), and every sample's u = (y - centre) / scale (0 in a constant node); `w_sorted` None: unit weights; `starts`: the segments' starts, if known; `all_positive`: every weight is known to be positive."
+    starts = segment_starts(counts) if starts is None else starts
+    all_positive = all_positive or w_sorted is None
+    weight = counts.astype(float) if w_sorted is None else np.add.reduceat(w_sorted, starts)   # unit weights: the same sums
+    centre = (np.add.reduceat(y_sorted if w_sorted is None else w_sorted * y_sorted, starts)
+              / np.where(weight > 0, weight, 1.0))
+    centred = y_sorted - centre.repeat(counts)                           # the method: no Python wrapper, as below
+    positive = None if all_positive else w_sorted > 0                     # a weightless sample sets nothing
+    some_weightless = not all_positive and not positive.all()            # usually not: nothing to mask
     highest = np.maximum.reduceat(np.where(positive, centred, -np.inf) if some_weightless else centred, starts)
     lowest = np.minimum.reduceat(np.where(positive, centred, np.inf) if some_weightless else centred, starts)
     constant = highest == lowest                                         # even if the mean rounded off the common value
     centre[constant] += highest[constant]
     scale = np.where(constant, 0.0, np.maximum(highest, -lowest))
     if some_weightless: centred[~positive] = 0.0
-    u = np.divide(centred, np.repeat(np.where(constant, np.inf, scale), counts), out=centred)   # x / inf = 0; in place
+    u = np.divide(centred, np.where(constant, np.inf, scale).repeat(counts), out=centred)   # x / inf = 0; in place
     return centre, scale, u
 
 # %% ../nbs/05_levelwise.ipynb #ed8539e5
@@ -427,6 +432,7 @@ class FrontierSearch(NamedTuple):
     missing_left: np.ndarray | None = None   # (D, F) the cut sends the node's missing values left (None: X has none)
     n_missing: np.ndarray | None = None      # (D, F) the node's missing values in each feature
     goes_left: np.ndarray | None = None      # (n,) a growth without orders: each position's side at its node's split
+    starts: np.ndarray | None = None         # (F,) each node's first position, if known: computed once a depth
 
 # %% ../nbs/05_levelwise.ipynb #df443ce4
 class _Growth:
@@ -471,10 +477,13 @@ class _Growth:
         self.stats_from = int(self.centred and self.weights_are_one and self.splitter == "best" and not len(self.missing_columns))
                                   # 1: the statistics by row start at the second (per depth, centred: the sweeps never read the weights)
         self.total_weight = np.add.reduceat(self.w, segment_starts(self.roots))   # (B,) each tree's training weight
+        self.constant_if_equal = (self.max_features is None and self.splitter == "best" and not len(self.missing_columns)
+                                  and not self.searches and self.X.size <= BLOCK_ELEMENTS and _gaps_above_threshold(self.X, self.orders))
+                                  # a small X whose columns' distinct values lie apart: `_features_to_search` need not look
         codes = self.X[:, list(plan.categorical)]
         self.n_levels = int(np.nanmax(codes)) + 1 if len(plan.categorical) and not np.isnan(codes).all() else 0
 
-    def summaries(self, orders, counts): return _node_summaries(self, orders, counts)
+    def summaries(self, orders, counts, starts=None): return _node_summaries(self, orders, counts, starts)
     def values(self, rows, features=None, counts=None):
         "X at the (row, feature) pairs `rows`, `features` (None: every feature of each row, (D, n)): from the columns if kept, else from the rows. With `counts`, `features` (..., S) holds one feature per segment of `rows`, `counts` rows each."
         if features is None: return self.X.take(rows, axis=0).T if self.columns is None else self.columns.take(
@@ -500,9 +509,11 @@ class _Growth:
         "Write the splits of a searched frontier whose nodes are `ids`; return the children's orders (in the same memory, if `in_place`) and counts."
         rules_found = _write_splits(builder, ids, found, self.X, orders, counts)
         if not self.sorted:                           # one order, and the search gave the side of each of its positions
-            return partition_orders(orders, found.goes_left, counts, found.splits, in_place=in_place, by_position=True)
+            return partition_orders(orders, found.goes_left, counts, found.splits, in_place=in_place, by_position=True,
+                                    starts=found.starts)
         goes_left = _route(found, rules_found, self.X, orders, counts)
-        return partition_orders(orders, goes_left, counts, found.splits, max(1, BLOCK_ELEMENTS // max(1, orders.shape[1])), in_place)
+        return partition_orders(orders, goes_left, counts, found.splits, max(1, BLOCK_ELEMENTS // max(1, orders.shape[1])), in_place,
+                                starts=found.starts)
 
 # %% ../nbs/05_levelwise.ipynb #03a8b071
 def _node_searched_columns(n_features, categorical, node_searches, additive):
@@ -591,6 +602,12 @@ def _gather(X, features, orders):
     flat += features
     return X.reshape(-1).take(flat)
 
+def _gaps_above_threshold(X, orders):
+    "Whether in every column of `X` (no NaN) any two distinct values differ by more than `FEATURE_THRESHOLD`, tested on neighbours along the presorted `orders`: then a node's column is constant by scikit-learn's rule only if all its values are equal, and there the sweep finds no cut anyway."
+    x = _gather(X, np.arange(X.shape[1])[:, None], orders)              # each column sorted
+    lower, upper = x[:, :-1], x[:, 1:]
+    return not ((upper > lower) & ~(upper > lower + FEATURE_THRESHOLD)).any()   # `constant_features`'s comparison
+
 def keeps_orders(splitter, node_searched, n_missing_columns):
     "Whether a growth keeps every feature's order: not for random thresholds on numeric columns without missing values, which need only each node's smallest and largest value and a comparison (scikit-learn's extra trees sort nothing either)."
     return splitter != "random" or bool(node_searched) or n_missing_columns > 0
@@ -600,9 +617,9 @@ def _whole_numbers(w):
     return bool(np.all(w == np.round(w))) and float(w.sum()) < 2 ** 31
 
 # %% ../nbs/05_levelwise.ipynb #412305c1
-def _node_summaries(g, orders, counts):
-    "Each frontier node's statistics (n_stats, F) or None, value (F, K), impurity and weight, the units of i(s), the impurity in those units and, for a growth without orders, the per-sample statistics along `orders[0]` that were summed, from the second on if `g.weights_are_one` (else None: a growth with orders reads them by row, and the frontier's copy would only take memory) (growth `g`)."
-    starts = segment_starts(counts)
+def _node_summaries(g, orders, counts, starts=None):
+    "Each frontier node's statistics (n_stats, F) or None, value (F, K), impurity and weight, the units of i(s), the impurity in those units and, for a growth without orders, the per-sample statistics along `orders[0]` that were summed, from the second on if `g.weights_are_one` (else None: a growth with orders reads them by row, and the frontier's copy would only take memory) (growth `g`; `starts`: the segments' starts, if known)."
+    starts = segment_starts(counts) if starts is None else starts
     if not g.additive:                                                   # node by node, as the searches
         rows = np.split(orders[0], starts[1:])
         pairs = [node_summary(g.y[r], g.w[r], g.criterion, g.n_classes) for r in rows]
@@ -613,12 +630,12 @@ def _node_summaries(g, orders, counts):
                                                                          # (S_2 is the node's; S_0 the count, if weights are 1)
         if g.sorted and g.stats is None: g.stats = np.empty((len(kept), g.n_samples))   # by row: one array for the fit,
         w_f = g.w[:orders.shape[1]] if g.unit_weights else g.w.take(orders[0])   # its frontier's rows written at each depth
-        centre, scale, u = node_centres(g.y.take(orders[0]), w_f, counts)
+        centre, scale, u = node_centres(g.y.take(orders[0]), None if g.unit_weights else w_f, counts, starts, g.positive is None)
         rows = g.crit.stat_rows(u, w_f, overwrite_y=True)                # one statistic at a time, over u: two arrays of n
         del u, w_f                                                       # at most, not the (n, 3) of `stats` beside u
         sums, position_stats = [], []
-        for k, row in enumerate(rows):
-            sums.append(np.add.reduceat(row, starts))
+        for k, row in enumerate(rows):                                   # unit weights: each node's weight is its count
+            sums.append(counts.astype(float) if k == g.crit.weight_statistic and g.unit_weights else np.add.reduceat(row, starts))
             if k not in kept: continue
             if g.sorted: g.stats[k - kept.start, orders[0]] = row        # for every feature's order
             else: position_stats.append(row)
@@ -650,9 +667,11 @@ def _node_summaries(g, orders, counts):
     return node_stats, value, impurity, weight, units, in_units, position_stats
 
 # %% ../nbs/05_levelwise.ipynb #107c79cf
-def _features_to_search(g, orders, counts, searchable, tree=None):
-    "Which (feature, node) pairs to search, (D, F): not constant in the node, and drawn if `max_features` asks; with the drawn thresholds (or None), each node's missing values per feature (or None) and their side (drawn, or False until searched). Each tree's nodes (`tree`: one per node, None: all of tree 0) draw from its own generator."
-    starts, n_nodes, threshold, n_missing, missing_left = segment_starts(counts), len(counts), None, None, None
+def _features_to_search(g, orders, counts, searchable, tree=None, starts=None):
+    "Which (feature, node) pairs to search, (D, F): not constant in the node, and drawn if `max_features` asks; with the drawn thresholds (or None), each node's missing values per feature (or None) and their side (drawn, or False until searched). Each tree's nodes (`tree`: one per node, None: all of tree 0) draw from its own generator. If `g.constant_if_equal`, every searchable node's features: a node's equal values leave the sweep no cut."
+    n_nodes, threshold, n_missing, missing_left = len(counts), None, None, None
+    if g.constant_if_equal: return searchable[None].repeat(g.n_features, axis=0), None, None, None
+    starts = segment_starts(counts) if starts is None else starts
     if len(g.missing_columns):                          # NaN sorts last: the largest known value comes before them
         n_missing = np.zeros((g.n_features, n_nodes), dtype=np.intp)
         for i, j in enumerate(g.missing_columns): n_missing[j] = segment_sums(g.missing[i].take(orders[j]), starts)
@@ -662,9 +681,10 @@ def _features_to_search(g, orders, counts, searchable, tree=None):
     lowest_x, highest_x = ends[:, :n_nodes], ends[:, n_nodes:]          # (D, F) each: segments are sorted
     constant = constant_features(lowest_x, highest_x, False if n_missing is None else n_missing > 0)
     searched = ~constant & searchable
-    active = np.flatnonzero(searchable)                                 # only the nodes that may split draw (a frontier of
-    trees = None if tree is None else tree[active]                      # a tree grown to purity holds many pure leaves)
-    per_tree = lambda draw: _per_tree(g, trees, len(active), draw)
+    if g.max_features is not None or g.splitter == "random":
+        active = np.flatnonzero(searchable)                             # only the nodes that may split draw (a frontier of
+        trees = None if tree is None else tree[active]                  # a tree grown to purity holds many pure leaves)
+        per_tree = lambda draw: _per_tree(g, trees, len(active), draw)
     if g.max_features is not None:                                      # None: nothing drawn, no loop over the trees
         searched[:, active] = per_tree(lambda rng, nodes, k: draw_features(constant[:, active[nodes]].T, g.max_features, rng)).T
     if g.splitter == "random":
@@ -763,22 +783,24 @@ def _sides(slots, feature, counts):
 # %% ../nbs/05_levelwise.ipynb #22859c26
 def _search_frontier(g, orders, counts, depth, tree=None):
     "The `FrontierSearch` of the frontier whose feature orders are `orders`, `counts` samples per node, at `depth` (a number or one per node), for growth `g`; `tree`: each node's tree (None: all of tree 0)."
-    node_stats, value, impurity, weight, units, in_units, position_stats = g.summaries(orders, counts)
+    starts = segment_starts(counts)                                     # once for the depth: every step reads them
+    node_stats, value, impurity, weight, units, in_units, position_stats = g.summaries(orders, counts, starts)
     searchable = g.rules.may_split(counts, depth, impurity)
-    best = np.full((g.n_features, len(counts)), np.inf)                 # i(s) in real units, per feature and node
+    best = np.empty((g.n_features, len(counts)))                        # i(s) in real units, per feature and node
+    best.fill(np.inf)
     where = np.zeros((g.n_features, len(counts)), dtype=np.int64)
     threshold, found, n_missing, missing_left, slots = None, {}, None, None, None
-    if searchable.any() and not g.sorted:                               # random thresholds, no orders: one search of its own
+    if not g.sorted and searchable.any():                               # random thresholds, no orders: one search of its own
         frontier = frontier_layout(counts, node_stats, g.crit, searchable, g.rules.min_samples_leaf, g.rules.min_weight_leaf,
-                                   g.children_rule, True, g.weights_are_one, in_units, weight, positions=False)
+                                   g.children_rule, True, g.weights_are_one, in_units, weight, positions=False, starts=starts)
         searched, threshold, slots = _search_without_orders(g, orders[0], position_stats, counts, frontier, units, best, where, tree)
         best[~searched] = np.inf
     elif searchable.any():
-        searched, threshold, n_missing, missing_left = _features_to_search(g, orders, counts, searchable, tree)
+        searched, threshold, n_missing, missing_left = _features_to_search(g, orders, counts, searchable, tree, starts)
         frontier = None if node_stats is None else frontier_layout(
             counts, node_stats, g.crit, searchable, g.rules.min_samples_leaf, g.rules.min_weight_leaf, g.children_rule,
-            not g.class_sums, g.weights_are_one and threshold is None, in_units, weight)
-        features = np.flatnonzero(searched.any(axis=1))
+            not g.class_sums, g.weights_are_one and threshold is None, in_units, weight, starts=starts)
+        features = np.arange(g.n_features) if g.constant_if_equal else np.flatnonzero(searched.any(axis=1))   # (some node searchable)
         with_missing = set() if n_missing is None else set(np.flatnonzero(n_missing.any(axis=1)).tolist())
         if g.searches or with_missing:
             swept = np.array([j for j in features if j not in g.searches and j not in with_missing], dtype=np.intp)
@@ -789,8 +811,8 @@ def _search_frontier(g, orders, counts, depth, tree=None):
                 found[j] = _search_nodes(g.searches[j], g.X[:, j], g.y, g.w, orders[j], counts, searched[j],
                                          g.criterion, g.n_classes, g.rules.min_samples_leaf, g.rules.min_weight_leaf)
                 best[j] = [np.inf if s is None else s.impurity for s in found[j]]
-        few_drawn = (len(swept) and np.count_nonzero(searched[swept]) < DRAWN_PAIRS_BELOW * searched[swept].size
-                     and len(swept) * orders.shape[1] > BLOCK_ELEMENTS)    # within one block, sweeping all costs fewer calls
+        few_drawn = (len(swept) and len(swept) * orders.shape[1] > BLOCK_ELEMENTS   # within one block, sweeping all costs fewer calls
+                     and np.count_nonzero(searched[swept]) < DRAWN_PAIRS_BELOW * searched[swept].size)
         if threshold is not None:
             _sweep_random(g, np.sort(np.concatenate([swept, swept_missing])), orders, frontier, threshold, missing_left,
                           with_missing, units, best, where, *((searched, node_stats) if few_drawn else ()))
@@ -799,12 +821,12 @@ def _search_frontier(g, orders, counts, depth, tree=None):
         elif len(swept): _sweep(g, swept, orders, frontier, node_stats, units, best, where)
         if threshold is None and len(swept_missing):
             _sweep_missing(g, swept_missing, orders, counts, frontier, node_stats, searchable, units, best, where, missing_left)
-        best[~searched] = np.inf
-    lowest = best.min(axis=0)
+        if not g.constant_if_equal: best[~searched] = np.inf            # else the sweep left no cut where none is searched
+    lowest = np.minimum.reduce(best, axis=0)                            # `best.min(axis=0)` less its Python wrapper
     feature = np.argmax(ties_with_best(best, lowest, impurity), axis=0)
     splits = searchable & np.isfinite(lowest) & g.rules.worth_splitting(weight / g.total_weight[0 if tree is None else tree], impurity, lowest)
     return FrontierSearch(value, impurity, weight, splits, lowest, feature, where, threshold, found, missing_left, n_missing,
-                          None if slots is None else _sides(slots, feature, counts))
+                          None if slots is None else _sides(slots, feature, counts), starts)
 
 # %% ../nbs/05_levelwise.ipynb #0740cf0e
 def _rows(orders, js):
@@ -842,8 +864,7 @@ def _sweep(g, swept, orders, frontier, node_stats, units, best, where):
         positive = None if g.positive is None else g.positive.take(order)
         lowest_b, where[js] = frontier_column_splits(g.compared(js[:, None], order), _take_columns(stats, order),
                                                      frontier, g.crit, positive, overwrite_stats=True)
-        with np.errstate(invalid="ignore"):                              # to real units; inf stays inf
-            best[js] = np.where(np.isfinite(lowest_b), lowest_b * units, np.inf)
+        best[js] = np.where(np.isfinite(lowest_b), lowest_b * units, np.inf)   # to real units; inf stays inf (the loop's errstate)
 
 # %% ../nbs/05_levelwise.ipynb #drawnpr2
 DRAWN_PAIRS_BELOW = 0.5       # below this share of the (feature, node) pairs drawn, only the drawn ones are swept
@@ -878,8 +899,7 @@ def _sweep_drawn(g, searched, swept, orders, frontier, node_stats, units, best, 
     for j, f, offset, order, feature, pairs in _drawn_pairs(g, searched, swept, orders, frontier, node_stats, len(stats)):
         lowest, position = frontier_column_splits(g.compared(feature, order), stats.take(order, axis=1), pairs, g.crit,
                                                   None if g.positive is None else g.positive.take(order), overwrite_stats=True)
-        with np.errstate(invalid="ignore"):                              # to real units; inf stays inf
-            best[j, f] = np.where(np.isfinite(lowest), lowest * (units[f] if np.ndim(units) else units), np.inf)
+        best[j, f] = np.where(np.isfinite(lowest), lowest * (units[f] if np.ndim(units) else units), np.inf)   # inf stays inf
         where[j, f] = position - offset + frontier.starts[f]               # back to the position in the feature's order
 
 # %% ../nbs/05_levelwise.ipynb #1c6ada61
@@ -899,8 +919,7 @@ def _sweep_missing(g, swept, orders, counts, frontier, node_stats, searchable, u
         positive = None if g.positive is None else g.positive.take(order)
         lowest_b, where[js], missing_left[js] = frontier_missing_splits(_gather(g.X, js[:, None], order), np.take(stats[:rows], order, axis=1),
                                                                         frontier, g.crit, positive)
-        with np.errstate(invalid="ignore"):
-            best[js] = np.where(np.isfinite(lowest_b), lowest_b * units, np.inf)
+        best[js] = np.where(np.isfinite(lowest_b), lowest_b * units, np.inf)
 
 def _sweep_random(g, swept, orders, frontier, threshold, missing_left, with_missing, units, best, where, searched=None, node_stats=None):
     "The cut of every node at its drawn threshold, one feature of `swept` at a time (`splitter='random'`); or, given `searched` and no missing value, of the drawn (feature, node) pairs only."
@@ -942,16 +961,18 @@ def grow_levelwise_from_plan(plan, X, y, w, presorted=None, node_searches=None):
 def _grow_depth_by_depth(growth):
     "The loop over depths, for every tree of `growth` at once (one root per tree): returns the builder that holds them."
     builder, orders, depth = TreeBuilder(), growth.orders, 0
-    counts, tree = growth.roots, np.arange(len(growth.roots))
+    counts, tree = growth.roots, None if len(growth.roots) == 1 else np.arange(len(growth.roots))   # None: one tree
     parents, is_left = np.full(len(counts), -1), np.ones(len(counts), dtype=bool)
-    while len(counts):
-        found = growth.search(orders, counts, depth, tree)
-        ids = builder.add_nodes(parents, is_left, found.value, found.impurity, counts, found.weight)
-        if not found.splits.any(): break
-        orders, counts = growth.split(builder, ids, found, orders, counts, in_place=True)
-        parents, tree = np.tile(ids[found.splits], 2), np.tile(tree[found.splits], 2)   # the partition's layout: the left
-        is_left = np.arange(len(parents)) < len(parents) // 2                           # children, then the right ones
-        depth += 1
+    with np.errstate(divide="ignore", invalid="ignore"):            # once for the fit, not in every sweep of every depth
+        while len(counts):
+            found = growth.search(orders, counts, depth, tree)
+            ids = builder.add_nodes(parents, is_left, found.value, found.impurity, counts, found.weight)
+            if not found.splits.any(): break
+            orders, counts = growth.split(builder, ids, found, orders, counts, in_place=True)
+            parents = np.concatenate([ids[found.splits]] * 2)                  # the partition's layout: the left
+            if tree is not None: tree = np.concatenate([tree[found.splits]] * 2)   # children, then the right ones
+            is_left = np.arange(len(parents)) < len(parents) // 2
+            depth += 1
     return builder
 
 # %% ../nbs/05_levelwise.ipynb #4f080c1d
@@ -1034,13 +1055,14 @@ def grow_best_first_from_plan(plan, X, y, w, presorted=None, node_searches=None)
         for f, start in zip(np.flatnonzero(found.splits), segment_starts(counts)[found.splits]):
             alone = _one_node(found, f, start, counts[f])
             heappush(queue, (-decrease[f], next(created), ids[f], alone, orders[:, start:start + counts[f]], depth))
-    add(growth.orders, np.array([growth.n_samples]), np.array([-1]), np.array([True]), 0)
     splits_left = np.inf if plan.rules.max_leaf_nodes is None else plan.rules.max_leaf_nodes - 1
-    while queue and splits_left > 0:
-        _, _, node, found, orders, depth = heappop(queue)
-        child_orders, child_counts = growth.split(builder, np.array([node]), found, orders, np.array([orders.shape[1]]))
-        add(child_orders, child_counts, np.array([node, node]), np.array([True, False]), depth + 1)
-        splits_left -= 1
+    with np.errstate(divide="ignore", invalid="ignore"):            # the sweeps' inf and 0 / 0, as in the level-wise loop
+        add(growth.orders, np.array([growth.n_samples]), np.array([-1]), np.array([True]), 0)
+        while queue and splits_left > 0:
+            _, _, node, found, orders, depth = heappop(queue)
+            child_orders, child_counts = growth.split(builder, np.array([node]), found, orders, np.array([orders.shape[1]]))
+            add(child_orders, child_counts, np.array([node, node]), np.array([True, False]), depth + 1)
+            splits_left -= 1
     return builder.build(growth.n_levels)
 
 def _one_node(found, f, start, count):
