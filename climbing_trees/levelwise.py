@@ -4,7 +4,7 @@
 
 # %% ../nbs/05_levelwise.ipynb #1d6a4ba5
 from __future__ import annotations
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from heapq import heappop, heappush
 from itertools import count
 from typing import NamedTuple
@@ -17,11 +17,11 @@ from .categorical import categorical_column_split
 
 # %% auto #0
 __all__ = ['FIRST_BEST_LISTED_FROM', 'SPARSE_CUTS', 'SPARSE_MIN_POSITIONS', 'RIGHT_SUMS_ELEMENTS', 'BLOCK_ELEMENTS',
-           'CLASS_SUMS_FROM', 'STABLE_SORT_BELOW', 'RANKS_FROM_BYTES', 'TAKE_CHUNK', 'DRAWN_PAIRS_BELOW',
-           'TREES_BATCH_ELEMENTS', 'segment_starts', 'segmented_cumsum', 'segment_sums', 'segment_first_best',
-           'Frontier', 'frontier_layout', 'frontier_column_splits', 'segmented_sum_after', 'by_row_blocks',
-           'own_class_before', 'frontier_class_splits', 'partition_orders', 'node_centres', 'frontier_random_splits',
-           'frontier_missing_splits', 'FrontierSearch', 'presort', 'keeps_orders', 'grow_levelwise',
+           'CLASS_SUMS_FROM', 'STABLE_SORT_BELOW', 'RANKS_FROM_BYTES', 'DEFAULT_TUNING', 'TAKE_CHUNK', 'segment_starts',
+           'segmented_cumsum', 'segment_sums', 'segment_first_best', 'Frontier', 'frontier_layout',
+           'frontier_column_splits', 'segmented_sum_after', 'by_row_blocks', 'own_class_before',
+           'frontier_class_splits', 'partition_orders', 'node_centres', 'frontier_random_splits',
+           'frontier_missing_splits', 'FrontierSearch', 'presort', 'keeps_orders', 'Tuning', 'grow_levelwise',
            'grow_levelwise_from_plan', 'grow_best_first', 'grow_best_first_from_plan', 'subset_orders', 'trees_orders',
            'grow_trees', 'grow_trees_from_plan']
 
@@ -113,7 +113,8 @@ SPARSE_CUTS = 0.25            # below this fraction of admissible positions, the
 SPARSE_MIN_POSITIONS = 4096   # ... if there are at least this many positions
 RIGHT_SUMS_ELEMENTS = 2 ** 15 # the right sums are made for about this many (statistic, position) entries at a time
 
-def frontier_column_splits(x_sorted, stats_sorted, frontier, criterion, positive_sorted=None, overwrite_stats=False):
+def frontier_column_splits(x_sorted, stats_sorted, frontier, criterion, positive_sorted=None, overwrite_stats=False,
+                           sparse_cuts=SPARSE_CUTS, sparse_min_positions=SPARSE_MIN_POSITIONS):
     "Best cut of every frontier node on each feature: (i(s), position of the last left sample), each (..., F); inf where none. `x_sorted` is (..., n) and `stats_sorted` (n_stats, ..., n), `...` one axis per feature searched at once; `overwrite_stats`: `stats_sorted` was gathered for this call alone, and its floats may be overwritten by their sums."
     counts, shape, n = frontier.counts, x_sorted.shape, x_sorted.shape[-1]
     admissible = _admissible_positions(x_sorted, frontier, positive_sorted)
@@ -124,8 +125,8 @@ def frontier_column_splits(x_sorted, stats_sorted, frontier, criterion, positive
                               starts=frontier.starts)                         # (given, ..., n) floats
     right = segmented_sum_after(stats_sorted, counts) if frontier.children_rule else None   # Poisson: exact right sums
     del stats_sorted
-    sparse = (admissible.size >= SPARSE_MIN_POSITIONS                       # on small arrays the calls cost more than the work
-              and np.count_nonzero(admissible) < SPARSE_CUTS * admissible.size)  # ties, small nodes: judge only the admissible cuts
+    sparse = (admissible.size >= sparse_min_positions                       # on small arrays the calls cost more than the work
+              and np.count_nonzero(admissible) < sparse_cuts * admissible.size)  # ties, small nodes: judge only the admissible cuts
     with np.errstate(divide="ignore", invalid="ignore"):                  # once: the proxies' 0 / 0, inf stays inf
         if sparse:
             cuts = np.flatnonzero(admissible)                                    # in the flattened (..., n)
@@ -439,6 +440,7 @@ class _Growth:
     "One fit's data, criterion, options and presorted orders, as the checked `plan` says (nothing is checked again); `search` finds the best split of every node of a frontier. `roots`: the samples are several trees' one after another, `roots[b]` samples for tree b, each with its own seed in `seeds` and `presorted` sorted within each tree's samples; `rows`: the samples are these rows of `X` (None: X's rows), `y` given per row of X and `w` per sample, and the rows are copied only for a growth that keeps orders (a growth without orders reads X's columns at them); `ranks`: `_dense_ranks` of X read at the samples, if known (else made from them)."
     def __init__(self, plan, X, y, w, node_searches=None, presorted=None, roots=None, rows=None, ranks=None, seeds=None):
         self.plan, self.rules, self.X, self.y, self.w = plan, plan.rules, X, y if rows is None else y.take(rows), w
+        self.tuning = DEFAULT_TUNING if plan.tuning is None else plan.tuning   # the performance settings: they change no tree
         self.n_samples, self.n_features = len(self.y), self.X.shape[1]
         self.roots = np.array([self.n_samples]) if roots is None else np.asarray(roots, dtype=np.intp)
         self.max_features, self.splitter = plan.max_features, plan.splitter
@@ -451,23 +453,23 @@ class _Growth:
         self.X = np.ascontiguousarray(self.X)                              # read in place: no transposed copy
         self.positive = None if (self.w > 0).all() else (self.w > 0).astype(np.int64)
         missing = np.isnan(self.X).any(axis=0)                             # once per fit: the others skip every NaN step
-        if rows is not None and keeps_orders(self.splitter, self.searches, int(missing.any())):   # sweeps read the samples' rows:
+        if rows is not None and (self.tuning.keep_orders or keeps_orders(self.splitter, self.searches, int(missing.any()))):   # sweeps read the samples' rows:
             self.X, rows = self.X.take(rows, axis=0), None                 # copied (and their own NaN counted)
             missing = np.isnan(self.X).any(axis=0)
         self.missing_columns = np.flatnonzero(missing)
-        self.sorted = keeps_orders(self.splitter, self.searches, len(self.missing_columns))
+        self.sorted = self.tuning.keep_orders or keeps_orders(self.splitter, self.searches, len(self.missing_columns))
         self.columns = None if self.sorted else np.ascontiguousarray(self.X.T)   # no orders: gathers read columns (cache-friendlier),
         self.source = rows                                                 # at the samples' rows of X if not copied
         if self.sorted and presorted is None and len(self.roots) > 1:
             raise ValueError("several trees grown together need `presorted`: each tree's orders, one tree after another")
-        self.orders = (_presorted_orders(self.X, presorted) if self.sorted        # random thresholds need no order: one row,
+        self.orders = (_presorted_orders(self.X, presorted, self.tuning) if self.sorted        # random thresholds need no order: one row,
                        else np.arange(self.n_samples, dtype=np.int32 if self.n_samples < 2 ** 31 else np.intp)[None])   # by node
         self.missing = np.isnan(self.X[:, self.missing_columns]).T.copy()          # (M, N) where each of those is missing
         self.ranks = ((_dense_ranks(self.X, self.orders) if ranks is None else ranks)   # what sweeps compare,
-                      if self.sorted and not len(self.missing_columns) and self.X.nbytes > RANKS_FROM_BYTES else None)   # once X outgrows the cache
+                      if self.sorted and not len(self.missing_columns) and self.X.nbytes > self.tuning.ranks_from_bytes else None)   # once X outgrows the cache
         self.class_stats = None                                                     # K statistics per sample, if class sums meet NaN
         self.class_sums = (self.splitter == "best" and self.crit.class_sums            # Gini, entropy: no K factor
-                           and self.n_classes >= CLASS_SUMS_FROM)
+                           and self.n_classes >= self.tuning.class_sums_from)
         self.unit_weights = bool((self.w == 1).all())
         self.weights_are_one = (self.unit_weights and not self.children_rule        # statistic 0 follows from the count
                                 and (self.crit.weight_statistic == 0 or self.crit.statistics_sum_to_weight))
@@ -478,11 +480,15 @@ class _Growth:
                                   # 1: the statistics by row start at the second (per depth, centred: the sweeps never read the weights)
         self.total_weight = np.add.reduceat(self.w, segment_starts(self.roots))   # (B,) each tree's training weight
         self.constant_if_equal = (self.max_features is None and self.splitter == "best" and not len(self.missing_columns)
-                                  and not self.searches and self.X.size <= BLOCK_ELEMENTS and _gaps_above_threshold(self.X, self.orders))
+                                  and not self.searches and self.X.size <= self.tuning.block_elements and _gaps_above_threshold(self.X, self.orders))
                                   # a small X whose columns' distinct values lie apart: `_features_to_search` need not look
         codes = self.X[:, list(plan.categorical)]
         self.n_levels = int(np.nanmax(codes)) + 1 if len(plan.categorical) and not np.isnan(codes).all() else 0
 
+    @property
+    def sparse(self):
+        "The sweeps' settings of `frontier_column_splits` (when to judge the admissible cuts only)."
+        return dict(sparse_cuts=self.tuning.sparse_cuts, sparse_min_positions=self.tuning.sparse_min_positions)
     def summaries(self, orders, counts, starts=None): return _node_summaries(self, orders, counts, starts)
     def values(self, rows, features=None, counts=None):
         "X at the (row, feature) pairs `rows`, `features` (None: every feature of each row, (D, n)): from the columns if kept, else from the rows. With `counts`, `features` (..., S) holds one feature per segment of `rows`, `counts` rows each."
@@ -512,7 +518,7 @@ class _Growth:
             return partition_orders(orders, found.goes_left, counts, found.splits, in_place=in_place, by_position=True,
                                     starts=found.starts)
         goes_left = _route(found, rules_found, self.X, orders, counts)
-        return partition_orders(orders, goes_left, counts, found.splits, max(1, BLOCK_ELEMENTS // max(1, orders.shape[1])), in_place,
+        return partition_orders(orders, goes_left, counts, found.splits, max(1, self.tuning.block_elements // max(1, orders.shape[1])), in_place,
                                 starts=found.starts)
 
 # %% ../nbs/05_levelwise.ipynb #03a8b071
@@ -522,19 +528,20 @@ def _node_searched_columns(n_features, categorical, node_searches, additive):
     if not additive: searches = {j: searches.get(j, median_column_split) for j in range(n_features)}
     return searches
 
-def _presorted_orders(X, presorted=None):
+def _presorted_orders(X, presorted=None, tuning=None):
     "Every column's stable argsort, (D, N), in 32 bits when N allows: computed here (`presort`), or a copy of `presorted` (partitioned in place)."
-    if presorted is None: return presort(X)                             # the only sort of the fit
+    if presorted is None:                                               # the only sort of the fit
+        return presort(X) if tuning is None else presort(X, tuning.stable_sort_below, tuning.block_elements)
     return np.array(presorted, dtype=np.int32 if X.shape[0] < 2 ** 31 else np.intp, order="C")
 
 STABLE_SORT_BELOW = 512   # rows: below, numpy's stable sort itself (fewer calls); from here on, its default sort and a repair of ties
 
-def presort(X):
+def presort(X, stable_sort_below=STABLE_SORT_BELOW, block_elements=BLOCK_ELEMENTS):
     "The stable argsort of every column of `X`, (D, N), NaN last, in 32 bits when N allows: the orders the grower sorts (once for all the trees grown on `X`, if the caller keeps them). From `STABLE_SORT_BELOW` rows on, `_stable_argsort`: the columns of a small X together, a large one's one at a time."
     n, d = X.shape
     orders = np.empty((d, n), dtype=np.int32 if n < 2 ** 31 else np.intp)
-    if n < STABLE_SORT_BELOW: orders[:] = np.argsort(np.ascontiguousarray(X.T), axis=1, kind="stable"); return orders
-    step = max(1, BLOCK_ELEMENTS // max(n, 1))                          # few calls for a small X, little memory for a large one
+    if n < stable_sort_below: orders[:] = np.argsort(np.ascontiguousarray(X.T), axis=1, kind="stable"); return orders
+    step = max(1, block_elements // max(n, 1))                          # few calls for a small X, little memory for a large one
     for lo in range(0, d, step):                                        # each block's columns copied contiguous: a faster sort
         orders[lo:lo + step] = _stable_argsort(np.ascontiguousarray(X[:, lo:lo + step].T))
     return orders
@@ -615,6 +622,22 @@ def keeps_orders(splitter, node_searched, n_missing_columns):
 def _whole_numbers(w):
     "Whether the weights `w` are whole numbers whose total stays below 2**31: every sum of class counts then fits 32 bits. (The sums reach the criterion as floats: Gini squares them.)"
     return bool(np.all(w == np.round(w))) and float(w.sum()) < 2 ** 31
+
+# %% ../nbs/05_levelwise.ipynb #78ec90f8
+@dataclass(frozen=True)
+class Tuning:
+    "The grower's performance settings, each measured in this chapter: where a faster path takes over. A plan carries them (`GrowthPlan.tuning`); they change the time, never the tree."
+    block_elements: int = BLOCK_ELEMENTS             # a sweep's block of features, a partition's block, in (statistic, sample) entries
+    sparse_cuts: float = SPARSE_CUTS                 # below this share of admissible positions, only those cuts are judged...
+    sparse_min_positions: int = SPARSE_MIN_POSITIONS # ... from this many positions on
+    class_sums_from: int = CLASS_SUMS_FROM           # Gini and entropy from this many classes: each sample's own class
+    stable_sort_below: int = STABLE_SORT_BELOW       # rows: below, numpy's stable sort; from here on, the default sort repaired
+    ranks_from_bytes: int = RANKS_FROM_BYTES         # an X past this size is swept from its ranks
+    drawn_pairs_below: float = 0.5                   # below this share of (feature, node) pairs drawn, only those are swept
+    trees_batch_elements: int = 2 ** 21              # trees grown together: at most about this many (row, feature) entries
+    keep_orders: bool = False                        # sorted orders even where the growth needs none (drawn thresholds)
+
+DEFAULT_TUNING = Tuning()
 
 # %% ../nbs/05_levelwise.ipynb #412305c1
 def _node_summaries(g, orders, counts, starts=None):
@@ -811,8 +834,8 @@ def _search_frontier(g, orders, counts, depth, tree=None):
                 found[j] = _search_nodes(g.searches[j], g.X[:, j], g.y, g.w, orders[j], counts, searched[j],
                                          g.criterion, g.n_classes, g.rules.min_samples_leaf, g.rules.min_weight_leaf)
                 best[j] = [np.inf if s is None else s.impurity for s in found[j]]
-        few_drawn = (len(swept) and len(swept) * orders.shape[1] > BLOCK_ELEMENTS   # within one block, sweeping all costs fewer calls
-                     and np.count_nonzero(searched[swept]) < DRAWN_PAIRS_BELOW * searched[swept].size)
+        few_drawn = (len(swept) and len(swept) * orders.shape[1] > g.tuning.block_elements   # within one block, sweeping all costs fewer calls
+                     and np.count_nonzero(searched[swept]) < g.tuning.drawn_pairs_below * searched[swept].size)
         if threshold is not None:
             _sweep_random(g, np.sort(np.concatenate([swept, swept_missing])), orders, frontier, threshold, missing_left,
                           with_missing, units, best, where, *((searched, node_stats) if few_drawn else ()))
@@ -847,7 +870,7 @@ def _take_columns(table, order):
 def _sweep(g, swept, orders, frontier, node_stats, units, best, where):
     "Sweep the features `swept` (no missing value in the frontier) a block at a time, writing each (feature, node)'s i(s) into `best` and its position into `where`."
     if g.class_sums:
-        block = max(1, BLOCK_ELEMENTS // (2 * orders.shape[1]))
+        block = max(1, g.tuning.block_elements // (2 * orders.shape[1]))
         for lo in range(0, len(swept), block):
             js = swept[lo:lo + block]
             order = _rows(orders, js)
@@ -857,24 +880,22 @@ def _sweep(g, swept, orders, frontier, node_stats, units, best, where):
                                                         g.crit, node_stats.T, positive)
         return
     stats = g.swept_stats(frontier)                                      # the weights, if all 1, are not gathered
-    block = max(1, BLOCK_ELEMENTS // (len(stats) * orders.shape[1]))     # features searched at once
+    block = max(1, g.tuning.block_elements // (len(stats) * orders.shape[1]))     # features searched at once
     for lo in range(0, len(swept), block):
         js = swept[lo:lo + block]
         order = _rows(orders, js)                                        # (B, n)
         positive = None if g.positive is None else g.positive.take(order)
         lowest_b, where[js] = frontier_column_splits(g.compared(js[:, None], order), _take_columns(stats, order),
-                                                     frontier, g.crit, positive, overwrite_stats=True)
+                                                     frontier, g.crit, positive, overwrite_stats=True, **g.sparse)
         best[js] = np.where(np.isfinite(lowest_b), lowest_b * units, np.inf)   # to real units; inf stays inf (the loop's errstate)
 
 # %% ../nbs/05_levelwise.ipynb #drawnpr2
-DRAWN_PAIRS_BELOW = 0.5       # below this share of the (feature, node) pairs drawn, only the drawn ones are swept
-
 def _drawn_pairs(g, searched, swept, orders, frontier, node_stats, n_stats, positions=True):
     "The (feature, node) pairs of the features `swept` that `searched` draws, a block of pairs at a time: features `j`, nodes `f`, each pair's first position among the pairs, the pairs' samples (their order), each position's feature and the pairs' `Frontier` (without its per-position arrays unless `positions`: a cut at a drawn threshold needs the nodes' only)."
     js, fs = np.nonzero(searched[swept])
     js = swept[js]
     starts, sizes = frontier.starts, frontier.counts[fs]
-    block = (np.cumsum(sizes) - sizes) // max(1, BLOCK_ELEMENTS // n_stats)   # about a block's worth of positions each
+    block = (np.cumsum(sizes) - sizes) // max(1, g.tuning.block_elements // n_stats)   # about a block's worth of positions each
     bounds = np.r_[0, np.flatnonzero(block[1:] != block[:-1]) + 1, len(fs)].tolist() if len(fs) else [0]
     for a, b in zip(bounds[:-1], bounds[1:]):
         j, f, size = js[a:b], fs[a:b], sizes[a:b]
@@ -898,7 +919,7 @@ def _sweep_drawn(g, searched, swept, orders, frontier, node_stats, units, best, 
     stats = g.swept_stats(frontier)                                      # the weights, if all 1, are not gathered
     for j, f, offset, order, feature, pairs in _drawn_pairs(g, searched, swept, orders, frontier, node_stats, len(stats)):
         lowest, position = frontier_column_splits(g.compared(feature, order), stats.take(order, axis=1), pairs, g.crit,
-                                                  None if g.positive is None else g.positive.take(order), overwrite_stats=True)
+                                                  None if g.positive is None else g.positive.take(order), overwrite_stats=True, **g.sparse)
         best[j, f] = np.where(np.isfinite(lowest), lowest * (units[f] if np.ndim(units) else units), np.inf)   # inf stays inf
         where[j, f] = position - offset + frontier.starts[f]               # back to the position in the feature's order
 
@@ -912,7 +933,7 @@ def _sweep_missing(g, swept, orders, counts, frontier, node_stats, searchable, u
         stats = g.class_stats
         frontier = frontier_layout(counts, node_stats, g.crit, searchable, g.rules.min_samples_leaf,
                                    g.rules.min_weight_leaf, g.children_rule)
-    block = max(1, BLOCK_ELEMENTS // (2 * len(stats[:rows]) * orders.shape[1]))
+    block = max(1, g.tuning.block_elements // (2 * len(stats[:rows]) * orders.shape[1]))
     for lo in range(0, len(swept), block):
         js = swept[lo:lo + block]
         order = _rows(orders, js)
@@ -942,12 +963,13 @@ def _sweep_random(g, swept, orders, frontier, threshold, missing_left, with_miss
 # %% ../nbs/05_levelwise.ipynb #76480b24
 def grow_levelwise(X, y, criterion="gini", sample_weight=None, n_classes=None, *, categorical=(), node_searches=None,
                    max_depth=None, min_samples_split=2, min_samples_leaf=1, min_impurity_decrease=0.0, min_weight_leaf=0.0,
-                   max_leaf_nodes=None, max_features=None, splitter="best", random_state=None, presorted=None):
-    "Grow the same `Tree` as `grow_tree`, one depth at a time (best first if `max_leaf_nodes`): `plan_growth` checks the arguments once (and `presorted`, the stable argsort of every column of X, (D, N), if already computed), `grow_levelwise_from_plan` grows."
+                   max_leaf_nodes=None, max_features=None, splitter="best", random_state=None, presorted=None, tuning=None):
+    "Grow the same `Tree` as `grow_tree`, one depth at a time (best first if `max_leaf_nodes`): `plan_growth` checks the arguments once (and `presorted`, the stable argsort of every column of X, (D, N), if already computed), `grow_levelwise_from_plan` grows; `tuning`: a `Tuning` (None: the defaults)."
     X, y, w, plan = plan_growth(X, y, criterion, sample_weight, n_classes, categorical=categorical, max_depth=max_depth,
                                 min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
                                 min_impurity_decrease=min_impurity_decrease, min_weight_leaf=min_weight_leaf,
                                 max_leaf_nodes=max_leaf_nodes, max_features=max_features, splitter=splitter, random_state=random_state)
+    plan = plan if tuning is None else replace(plan, tuning=tuning)      # chapter 05's performance settings, if not the defaults
     return grow_levelwise_from_plan(plan, X, y, w, None if presorted is None else _check_presorted(presorted, X.shape), node_searches)
 
 def grow_levelwise_from_plan(plan, X, y, w, presorted=None, node_searches=None):
@@ -1085,14 +1107,14 @@ def subset_orders(orders, rows):
 def trees_orders(plan, X, presorted=None):
     "The orders `grow_trees_from_plan` reads with this `plan`: `presorted`, or `presort(X)` if not given; None where the growth keeps no orders (random thresholds on numeric columns without missing values)."
     node_searched = bool(plan.categorical) or not criterion_of(plan.criterion, plan.n_classes).sufficient_statistics
-    if not keeps_orders(plan.splitter, node_searched, int(np.isnan(X).any()) if X.size else 0): return None
-    return presort(X) if presorted is None else presorted
+    tuning = DEFAULT_TUNING if plan.tuning is None else plan.tuning
+    if not (tuning.keep_orders or keeps_orders(plan.splitter, node_searched, int(np.isnan(X).any()) if X.size else 0)): return None
+    return presort(X, tuning.stable_sort_below, tuning.block_elements) if presorted is None else presorted
 
-TREES_BATCH_ELEMENTS = 2 ** 21    # the trees grown together hold at most about this many (row, feature) entries (measured below)
 
 def grow_trees(X, y, criterion="gini", sample_weights=None, n_classes=None, *, random_states=None, presorted=None, categorical=(),
                max_depth=None, min_samples_split=2, min_samples_leaf=1, min_impurity_decrease=0.0, min_weight_leaf=0.0,
-               max_leaf_nodes=None, max_features=None, splitter="best"):
+               max_leaf_nodes=None, max_features=None, splitter="best", tuning=None):
     "One `Tree` per row of `sample_weights` (B, N), with `random_states[b]` and `min_weight_leaf` (a number, or one per tree): the arguments checked once (`plan_growth`, and each row of weights), then `grow_trees_from_plan`."
     sample_weights = np.atleast_2d(np.asarray(sample_weights, dtype=float))
     B = len(sample_weights)
@@ -1106,6 +1128,7 @@ def grow_trees(X, y, criterion="gini", sample_weights=None, n_classes=None, *, r
                                 min_impurity_decrease=min_impurity_decrease, min_weight_leaf=float(min_weight_leaf.max()),
                                 max_leaf_nodes=max_leaf_nodes, max_features=max_features, splitter=splitter)
     for w in sample_weights: check_sample_weight(w, len(X))
+    plan = plan if tuning is None else replace(plan, tuning=tuning)
     if presorted is not None: presorted = _check_presorted(presorted, X.shape)
     return grow_trees_from_plan(plan, X, y, sample_weights, random_states, presorted, min_weight_leaf)
 
@@ -1121,7 +1144,8 @@ def grow_trees_from_plan(plan, X, y, sample_weights, random_states, presorted=No
         return [grow_levelwise_from_plan(replace(with_rule(weight_leaf), random_state=seed), X_t, y_t, w_t, _orders_of(orders, w))
                 for w, seed, weight_leaf in zip(sample_weights, random_states, min_weight_leaf) for X_t, y_t, w_t in [_rows_of(X, y, w)]]
     plan = with_rule(min_weight_leaf[0]) if B else plan
-    per_tree = max(1, TREES_BATCH_ELEMENTS // max(1, np.count_nonzero(sample_weights[0]) * X.shape[1]))
+    batch = (DEFAULT_TUNING if plan.tuning is None else plan.tuning).trees_batch_elements
+    per_tree = max(1, batch // max(1, np.count_nonzero(sample_weights[0]) * X.shape[1]))
     ranks = None if orders is None or np.isnan(X).any() else _dense_ranks(X, orders)   # X's: every tree's rows read them
     trees = []
     for lo in range(0, B, per_tree):

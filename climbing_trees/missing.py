@@ -155,8 +155,8 @@ def grow_surrogate(X, y, criterion="gini", sample_weight=None, n_classes=None, *
                                 max_leaf_nodes=max_leaf_nodes, max_features=max_features, splitter=splitter, random_state=random_state)
     return grow_surrogate_from_plan(replace(plan, missing="surrogate", max_surrogates=max_surrogates), X, y, w)
 
-def rpart_split_node(plan, searches):
-    "rpart's per-node step for chapter 2's `grow_depth_first` (`searches`: a column search per feature): the primary split on the known rows, if it gains and is worth making, its surrogates, each row routed by split, surrogates, majority; missing at prediction: the child with more rows."
+def rpart_split_node(plan, searches, majority=majority_side):
+    "rpart's per-node step for chapter 2's `grow_depth_first` (`searches`: a column search per feature): the primary split on the known rows, if it gains and is worth making, its surrogates, each row routed by split, surrogates, `majority` (rpart's `majority_side`); missing at prediction: the child with more rows."
     rules, categorical = plan.rules, frozenset(plan.categorical)
     def split_node(Xt, yt, wt, impurity, features, total_weight):
         found = primary_split(Xt, yt, wt, plan.criterion, plan.n_classes, searches, rules.min_samples_leaf, rules.min_weight_leaf, features)
@@ -164,17 +164,17 @@ def rpart_split_node(plan, searches):
         if not rules.worth_splitting(found.weight / total_weight, found.impurity, found.split.impurity): return None
         side = found.split.sides(Xt)
         surrogates = node_surrogates(Xt, side, wt, found.split.feature, categorical, plan.max_surrogates)
-        side = route(Xt, side, surrogates, majority_side(side, wt))
+        side = route(Xt, side, surrogates, majority(side, wt))
         n_left, n_right = np.count_nonzero(side == LEFT), np.count_nonzero(side == RIGHT)
         return replace(found.split, default_left=default_side(n_left, n_right)), surrogates, side
     return split_node
 
-def grow_surrogate_from_plan(plan, X, y, w):
-    "Grow a `Tree` as rpart does with missing values (NaN), as the checked `plan` says: primary splits on the known rows, up to the plan's `max_surrogates` surrogates per split, rows routed by split, surrogates, majority."
+def grow_surrogate_from_plan(plan, X, y, w, majority=majority_side):
+    "Grow a `Tree` as rpart does with missing values (NaN), as the checked `plan` says: primary splits on the known rows, up to the plan's `max_surrogates` surrogates per split, rows routed by split, surrogates, `majority` (rpart's rule; a test may pass another)."
     categorical = frozenset(plan.categorical)
     searches = column_searches(X.shape[1], categorical, vectorized_column_split)
     kept = np.flatnonzero(~np.isnan(X).all(axis=1))
     if not len(kept): raise ValueError("every row of X misses every feature (all NaN): there is nothing to split on")
-    builder = grow_depth_first(plan, X, y, w, rpart_split_node(plan, searches), rows=kept)
+    builder = grow_depth_first(plan, X, y, w, rpart_split_node(plan, searches, majority), rows=kept)
     n_levels = max((int(np.nanmax(X[:, j])) + 1 for j in categorical if not np.isnan(X[:, j]).all()), default=0)
     return builder.build(n_levels)

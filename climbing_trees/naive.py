@@ -645,6 +645,7 @@ class GrowthPlan:
     categorical: tuple = ()            # the columns that hold level codes (chapter 4), sorted
     missing: str = "direction"         # where a missing value goes: a learned side, or rpart's surrogates (chapter 8)
     max_surrogates: int = 5            # surrogates kept per split, with missing="surrogate"
+    tuning: object = None              # the grower's performance settings (chapter 5's `Tuning`), None: its defaults
 
     def generator(self, seed=None):
         "The random generator of a tree's draws, from `seed` (None: the plan's `random_state`); None when the plan draws nothing."

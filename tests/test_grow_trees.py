@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import climbing_trees.levelwise as levelwise
-from climbing_trees.levelwise import grow_levelwise, grow_trees, presort
+from climbing_trees.levelwise import Tuning, grow_levelwise, grow_trees, presort
 from climbing_trees.naive import GrowthPlan, tree_differences
 
 CASES = [("gini", 2), ("entropy", 3), ("gini", 6), ("squared_error", None), ("poisson", None), ("absolute_error", None)]
@@ -56,13 +56,14 @@ def test_each_tree_equals_the_tree_grown_alone(case, columns, splitter, max_feat
             assert tree_differences(tree, alone) == []
 
 
-def test_batches_best_first_and_rules_that_differ_per_tree(monkeypatch):
+def test_batches_best_first_and_rules_that_differ_per_tree():
     rng, X = data(7)
     y = rng.integers(0, 2, len(X))
     W = bootstrap_weights(rng, len(X), 5, False)
     alone = [grow_levelwise(X[w > 0], y[w > 0], "gini", w[w > 0], 2, max_features=3, random_state=s) for s, w in enumerate(W)]
-    monkeypatch.setattr(levelwise, "TREES_BATCH_ELEMENTS", 2 * len(X) * X.shape[1])      # about two trees per batch
-    for tree, reference in zip(grow_trees(X, y, "gini", W, 2, random_states=range(5), max_features=3, presorted=presort(X)), alone):
+    two_a_batch = Tuning(trees_batch_elements=2 * len(X) * X.shape[1])                  # about two trees per batch
+    for tree, reference in zip(grow_trees(X, y, "gini", W, 2, random_states=range(5), max_features=3, presorted=presort(X),
+                                          tuning=two_a_batch), alone):
         assert tree_differences(tree, reference) == []
     budget = grow_trees(X, y, "gini", W, 2, random_states=range(5), max_leaf_nodes=6)              # best first: one at a time
     assert [t.n_leaves for t in budget] == [6] * 5
@@ -72,7 +73,7 @@ def test_batches_best_first_and_rules_that_differ_per_tree(monkeypatch):
 
 
 @pytest.mark.parametrize("seed", range(12))
-def test_random_thresholds_without_orders_equal_those_with_orders(seed, monkeypatch):
+def test_random_thresholds_without_orders_equal_those_with_orders(seed):
     rng = np.random.default_rng(seed)
     n, d = int(rng.integers(20, 300)), int(rng.integers(1, 7))
     X = rng.normal(size=(n, d))
@@ -82,8 +83,7 @@ def test_random_thresholds_without_orders_equal_those_with_orders(seed, monkeypa
     w = rng.integers(0, 3, n).astype(float) if seed % 2 else None
     options = dict(max_features=int(rng.integers(1, d + 1)), splitter="random", random_state=seed, min_samples_leaf=int(rng.integers(1, 4)))
     without = grow_levelwise(X, y, criterion, w, k, **options)
-    monkeypatch.setattr(levelwise, "keeps_orders", lambda *args: True)
-    assert tree_differences(without, grow_levelwise(X, y, criterion, w, k, **options)) == []
+    assert tree_differences(without, grow_levelwise(X, y, criterion, w, k, tuning=Tuning(keep_orders=True), **options)) == []
 
 
 def test_bad_tables_are_refused():
@@ -108,17 +108,14 @@ def test_trees_orders_are_those_the_growth_reads():
 
 
 @pytest.mark.parametrize("case", CASES)
-def test_trees_grown_together_read_the_ranks_of_X(case, monkeypatch):
-    # Every tree's rows are rows of X, so one table of X's ranks, made once, answers every comparison a tree's sweep makes.
+def test_trees_grown_together_read_the_ranks_of_X(case):
+    # Every tree's rows are rows of X, so one table of X's ranks answers every comparison a tree's sweep makes.
     criterion, k = case
     rng, X = data(21)
     y = target(rng, X, criterion, k)
     W = bootstrap_weights(rng, len(X), 4, True)
-    monkeypatch.setattr(levelwise, "RANKS_FROM_BYTES", 0)                 # as if X were larger than a cache: ranks are read
-    made, dense_ranks = [], levelwise._dense_ranks
-    monkeypatch.setattr(levelwise, "_dense_ranks", lambda X_r, orders: made.append(X_r.shape) or dense_ranks(X_r, orders))
-    trees = grow_trees(X, y, criterion, W, k, random_states=range(4), max_features=3)
-    assert made == [X.shape]                                              # once, from X, not from the stacked rows
+    as_if_large = levelwise.Tuning(ranks_from_bytes=0)                    # as if X were larger than a cache: ranks are read
+    trees = grow_trees(X, y, criterion, W, k, random_states=range(4), max_features=3, tuning=as_if_large)
     for tree, w, seed in zip(trees, W, range(4)):
         rows = w > 0
         alone = grow_levelwise(X[rows], y[rows], criterion, w[rows], k, max_features=3, random_state=seed)

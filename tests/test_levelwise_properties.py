@@ -8,7 +8,7 @@ from hypothesis import assume, given, settings, strategies as st, HealthCheck
 from climbing_trees.naive import Tree, best_split, grow_tree, tree_differences
 from climbing_trees.criteria import SPLIT_SEARCHES, median_column_split, vectorized_column_split
 from climbing_trees.categorical import column_searches
-from climbing_trees.levelwise import grow_levelwise
+from climbing_trees.levelwise import Tuning, grow_levelwise, presort
 from strategies import problems
 
 RULES = (st.one_of(st.none(), st.integers(1, 6)),     # max_depth
@@ -144,30 +144,24 @@ def test_levelwise_grows_the_depth_first_tree_for_the_other_criteria(problem, cr
 
 
 SEARCH_SETTINGS = {                                    # the search's size-dependent choices, forced on small problems
-    "one feature per block": dict(BLOCK_ELEMENTS=1),
-    "only the admissible cuts": dict(SPARSE_CUTS=1.0, SPARSE_MIN_POSITIONS=0),
-    "every position": dict(SPARSE_CUTS=0.0),
-    "class sums from 2 classes": dict(CLASS_SUMS_FROM=2),
-    "K columns always": dict(CLASS_SUMS_FROM=10 ** 9),
-    "ranks, even for a small X": dict(RANKS_FROM_BYTES=0),
-    "the default sort repaired, even for a small X": dict(STABLE_SORT_BELOW=0),
+    "one feature per block": dict(block_elements=1),
+    "only the admissible cuts": dict(sparse_cuts=1.0, sparse_min_positions=0),
+    "every position": dict(sparse_cuts=0.0),
+    "class sums from 2 classes": dict(class_sums_from=2),
+    "K columns always": dict(class_sums_from=10 ** 9),
+    "ranks, even for a small X": dict(ranks_from_bytes=0),
+    "the default sort repaired, even for a small X": dict(stable_sort_below=0),
 }
 
 
 @settings(max_examples=90, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(problems(max_n=60), st.sampled_from(sorted(SEARCH_SETTINGS)), st.integers(1, 3), st.sampled_from([0.0, 0.0, 2.5]))
 def test_every_search_path_grows_the_vectorized_tree(problem, setting, min_samples_leaf, min_weight_leaf):
-    "Blocks, compressed cuts, class sums, ranks and the sort are chosen by size; forced on small data, each grows chapter 03's tree."
-    import climbing_trees.levelwise as levelwise
+    "Blocks, compressed cuts, class sums, ranks and the sort are chosen by size; forced on small data (a `Tuning`), each grows chapter 03's tree."
     X, y, w, criterion, n_classes = problem
     rules = dict(min_samples_leaf=min_samples_leaf, min_weight_leaf=min_weight_leaf)
     expected = grow_tree(X, y, criterion, w, n_classes, find_split=SPLIT_SEARCHES["vectorized"], **rules)
-    saved = {name: getattr(levelwise, name) for name in SEARCH_SETTINGS[setting]}
-    try:
-        for name, value in SEARCH_SETTINGS[setting].items(): setattr(levelwise, name, value)
-        grown = grow_levelwise(X, y, criterion, w, n_classes, **rules)
-    finally:
-        for name, value in saved.items(): setattr(levelwise, name, value)
+    grown = grow_levelwise(X, y, criterion, w, n_classes, tuning=Tuning(**SEARCH_SETTINGS[setting]), **rules)
     assert tree_differences(grown, expected) == []
 
 
@@ -176,14 +170,11 @@ def test_every_search_path_grows_the_vectorized_tree(problem, setting, min_sampl
        st.sampled_from([0, 512]))
 def test_presort_is_the_stable_sort(seed, n, d, n_values, nan_share, below):
     "`presort`, numpy's default sort with its ties repaired (or the stable sort below `STABLE_SORT_BELOW`), is numpy's stable argsort: columns with few values, NaN, both zeros and infinities."
-    import climbing_trees.levelwise as levelwise
     rng = np.random.default_rng(seed)
     X = rng.choice(np.array([-np.inf, -1.5, -0.0, 0.0, 0.25, 3.0, np.inf])[:n_values + 1], size=(n, d))
     X[rng.random((n, d)) < nan_share] = np.nan
     if d > 1: X[:, -1] = rng.normal(size=n)                                       # distinct values
-    saved, levelwise.STABLE_SORT_BELOW = levelwise.STABLE_SORT_BELOW, below
-    try: got = levelwise.presort(X)
-    finally: levelwise.STABLE_SORT_BELOW = saved
+    got = presort(X, stable_sort_below=below)
     assert got.dtype == np.int32 and np.array_equal(got, np.argsort(X, axis=0, kind="stable").T)
 
 

@@ -35,7 +35,7 @@ if not rpart_available():
 import rpart_reference as reference
 from climbing_trees.inference import apply
 from climbing_trees.missing import LEFT, RIGHT, grow_surrogate
-from climbing_trees.naive import LEAF
+from climbing_trees.naive import LEAF, plan_growth
 from climbing_trees.pruning import cost_complexity_path, prune
 
 TOLERANCE = 1e-9
@@ -286,7 +286,7 @@ def test_same_predictions(grown):
     assert rows == len(grown) * (N + N_NEW) and tied < rows / 100
 
 
-def test_without_surrogates(fitted, monkeypatch):
+def test_without_surrogates(fitted):
     """rpart with maxsurrogate = 0 does not send a row without the split's feature down at all while growing: the row
     stays in the node (partition.c calls surrogate(), which also sets the majority, only when maxsurrogate > 0), and only
     prediction sends it to the child with more rows. `grow_surrogate(max_surrogates=0)` sends it with the majority, as it
@@ -298,12 +298,12 @@ def test_without_surrogates(fitted, monkeypatch):
         assert ours.surrogates is not None and len(ours.surrogates.feature) == 0
         differing += bool(node_differences(ours, theirs))
     assert differing                               # the difference shows
-    monkeypatch.setattr(missing, "majority_side", lambda side, w: missing.UNDECIDED)
     for p in fitted[1]:
         leaf, split, depth = p["rules"]
-        tree = missing.grow_surrogate(p["X"], p["y"], criterion_of(p["task"]), p["w"], n_classes_of(p["task"]),
-                                      categorical=p["categorical"], max_surrogates=0, min_samples_leaf=leaf,
-                                      min_samples_split=split, max_depth=depth)
+        X, y, w, plan = plan_growth(p["X"], p["y"], criterion_of(p["task"]), p["w"], n_classes_of(p["task"]),
+                                    categorical=p["categorical"], min_samples_leaf=leaf, min_samples_split=split, max_depth=depth)
+        tree = missing.grow_surrogate_from_plan(replace(plan, missing="surrogate", max_surrogates=0), X, y, w,
+                                                majority=lambda side, w: missing.UNDECIDED)   # rows no split places stay
         assert not node_differences(tree, p["rpart"]), describe(p)
         for X, predicted in zip((p["X"], p["X_new"]), p["rpart"].predictions):
             nodes, met = rpart_routing(tree, X)
