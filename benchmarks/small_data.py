@@ -12,7 +12,7 @@ measurement is the best of `repeats` runs, ours and scikit-learn's (and the base
 so that a machine whose speed drifts slows them alike. Ratios are ours / scikit-learn's; the targets are at most 2.0 for the
 fit and 1.5 for one-row predict.
 """
-import argparse, importlib.util, os, sys, time
+import argparse, importlib.util, os, sys
 from pathlib import Path
 
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
@@ -25,6 +25,7 @@ from sklearn.datasets import load_breast_cancer, load_diabetes, load_iris
 from sklearn.tree import DecisionTreeClassifier as SkClassifier, DecisionTreeRegressor as SkRegressor
 
 import climbing_trees
+from small_floor import best_of                                      # the same interleaved best-of as the floor
 
 TARGETS = {"fit": 2.0, "predict": 1.5}
 CASES = (("iris", load_iris, "DecisionTreeClassifier", SkClassifier),
@@ -40,15 +41,6 @@ def load_package(directory, name="climbing_trees_baseline"):
     sys.modules[name] = module
     spec.loader.exec_module(module)
     return module
-
-
-def best_of(calls, repeats):
-    "Best seconds of each call, the calls interleaved in every round."
-    best = [np.inf] * len(calls)
-    for _ in range(repeats):
-        for k, call in enumerate(calls):
-            t0 = time.perf_counter(); call(); best[k] = min(best[k], time.perf_counter() - t0)
-    return best
 
 
 def main():

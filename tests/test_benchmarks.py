@@ -31,3 +31,22 @@ def test_extra_trees_floor_quick_grows_as_much_tree_as_scikit_learn():
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
     rows = [line.split() for line in run.stdout.splitlines() if line.split()[:1] == ["2000"]]
     assert len(rows) == 1 and len(rows[0]) == 8, run.stdout
+
+
+def test_small_data_quick_prints_every_case():
+    "benchmarks/small_data.py times every small-data case of issue 36 (fit at depth 3 and full depth, one-row predict) and prints its ratios."
+    run = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "small_data.py"), "--quick"], cwd=ROOT,
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    for data in ("iris", "breast cancer", "diabetes"):
+        for case in ("depth 3, fit", "full depth, fit", "full depth, predict 1 row"):
+            assert f"{data}, {case}" in run.stdout, f"the table lacks {data}, {case}:\n{run.stdout[-3000:]}"
+
+
+def test_check_counts_say_every_family_checks_once_per_fit():
+    "benchmarks/check_counts.py: a 20-member forest or boosting fit calls no checking function more often than a 10-member one."
+    run = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "check_counts.py")], cwd=ROOT, capture_output=True, text=True,
+                         timeout=300)
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    verdicts = [line for line in run.stdout.splitlines() if " vs " in line and ": " in line]
+    assert len(verdicts) == 3 and all("OK, no checking function is called more often" in line for line in verdicts), run.stdout[-3000:]
