@@ -65,11 +65,14 @@ class Criterion:
 # %% ../nbs/03_incremental.ipynb #5602cabc
 def _sum_over_classes(S, f=None):
     "Sum over the last axis of `f(S[..., k])` (or of `S[..., k]`), one class at a time: fast when that axis is short and strided. The first two terms start the sum: no array of zeros to add them to, and the same sum, in the same order."
-    term = (lambda k: S[..., k]) if f is None else (lambda k: f(S[..., k]))
     K = S.shape[-1]
-    if K < 2: return np.array(term(0), dtype=float) if K else np.zeros(S.shape[:-1])
-    total = np.asarray(np.add(term(0), term(1), dtype=float))      # an array even for one node: written in place below
-    for k in range(2, K): total += term(k)
+    if K < 2: return np.array(S[..., 0] if f is None else f(S[..., 0]), dtype=float) if K else np.zeros(S.shape[:-1])
+    if f is None:                                                  # the columns themselves: no function call per class
+        total = np.asarray(np.add(S[..., 0], S[..., 1], dtype=float))   # an array even for one node: written in place below
+        for k in range(2, K): total += S[..., k]
+        return total
+    total = np.asarray(np.add(f(S[..., 0]), f(S[..., 1]), dtype=float))
+    for k in range(2, K): total += f(S[..., k])
     return total
 
 class ClassificationCriterion(Criterion):
@@ -103,8 +106,9 @@ class Gini(ClassificationCriterion):
         return W - np.divide(_sum_over_classes(S, np.square), W, out=np.zeros_like(W, dtype=float), where=W > 0)
     def split_proxy(self, left, right, overwrite=False):
         "$-\\sum_k L_k^2 / W_L - \\sum_k R_k^2 / W_R$: the weighted Gini impurity of the children less the node's weight."
-        proxy = _sum_of_squares_over_weight(left, self.weight(left))
-        proxy += _sum_of_squares_over_weight(right, self.weight(right))   # in place: no third long array
+        with np.errstate(over="ignore"):                                   # once for both sides: a masked position's inf
+            proxy = _sum_of_squares_over_weight(left, self.weight(left))
+            proxy += _sum_of_squares_over_weight(right, self.weight(right))   # in place: no third long array
         return np.negative(proxy, out=proxy) if proxy.ndim else -proxy
     def proxy_constant(self, S): return self.weight(S)
     class_sums, class_term = True, staticmethod(np.square)
@@ -112,11 +116,12 @@ class Gini(ClassificationCriterion):
         "$W\\,i$ from the weight $W$ and $G = \\sum_k c_k^2$ (the sum of `class_term` over the classes)."
         return W - np.divide(G, W, out=np.zeros_like(G, dtype=float), where=W > 0)
 
+_TINY = np.finfo(float).tiny   # the smallest positive normal float
+
 def _sum_of_squares_over_weight(S, W):
-    "$\\sum_k c_k^2 / W$, 0 where the weight is 0: every $c_k$ is 0 there, so dividing by the smallest positive float instead of 0 gives it, in one pass and no mask. Sums that are no side's (a negative weight, at positions a sweep masks anyway) may give inf."
+    "$\\sum_k c_k^2 / W$, 0 where the weight is 0: every $c_k$ is 0 there, so dividing by the smallest positive float instead of 0 gives it, in one pass and no mask. Sums that are no side's (a negative weight, at positions a sweep masks anyway) may give inf: the caller ignores that overflow."
     total = _sum_over_classes(S, np.square)
-    with np.errstate(over="ignore"):
-        return np.divide(total, np.maximum(W, np.finfo(float).tiny), out=total)   # in place: no second long array
+    return np.divide(total, np.maximum(W, _TINY), out=total)       # in place: no second long array
 
 class Entropy(ClassificationCriterion):
     "Entropy (bits) from weighted class counts; weighted impurity `W log2 W - sum(c log2 c)`."

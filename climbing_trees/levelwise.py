@@ -36,10 +36,12 @@ def segmented_cumsum(values, counts, out=None, starts=None):
     own = values.dtype.kind in "iu" and values.dtype.itemsize >= 4     # else numpy widens 32 bits to 64, at a cost (measured below)
     to_floats = own and out is not None and out.dtype.kind == "f"
     cumulative = np.cumsum(values, axis=-1, dtype=values.dtype if own else None, out=None if to_floats else out)
-    before = np.zeros(values.shape[:-1] + (len(counts),), dtype=cumulative.dtype)
-    starts = segment_starts(counts) if starts is None else starts
-    before[..., 1:] = cumulative[..., starts[1:] - 1]             # the running total where each later segment starts
-    cumulative -= before.repeat(counts, axis=-1)
+    if len(counts) > 1:                                           # one segment: the running total is the answer
+        before = np.zeros(values.shape[:-1] + (len(counts),), dtype=cumulative.dtype)
+        starts = segment_starts(counts) if starts is None else starts
+        before[..., 1:] = cumulative[..., starts[1:] - 1]         # the running total where each later segment starts
+        if to_floats: return np.subtract(cumulative, before.repeat(counts, axis=-1), out=out)   # integers into floats: once
+        cumulative -= before.repeat(counts, axis=-1)
     if not to_floats: return cumulative
     np.copyto(out, cumulative)                                    # integers into floats: converted once, at the end
     return out
@@ -271,7 +273,8 @@ def partition_orders(orders, goes_left, counts, split, block=None, in_place=Fals
     "Stable partition of every feature's order into the next frontier's: the left children of the splitting nodes, in node order, then their right children, in the same order; the samples of nodes that became leaves are dropped. Returns the orders and the children's counts, in that layout. Features go `block` at a time (None: all at once); `in_place` writes over the memory of `orders` (a C-ordered `orders` stays C-ordered) and returns a view; `by_position`: `goes_left` is the side of each position of a single order (a growth without sorted orders knows them), not of each sample; `starts`: the segments' starts, if known."
     if by_position and len(orders) != 1: raise ValueError("sides by position partition a single order; give the sides of the samples")
     first = goes_left if by_position else goes_left.take(orders[0])         # each position's side, along the first order
-    side = ((~first).view(np.uint8) if split.all()                          # 0: left, 1: right,
+    every = bool(split.all())
+    side = ((~first).view(np.uint8) if every                                # 0: left, 1: right,
             else np.where(split.repeat(counts), ~first, 2).astype(np.uint8))   # 2: a leaf's sample, dropped
     starts = segment_starts(counts) if starts is None else starts
     n_left = segment_sums(side == 0, starts) if len(side) else np.zeros(len(counts), int)
@@ -279,6 +282,7 @@ def partition_orders(orders, goes_left, counts, split, block=None, in_place=Fals
     child_counts = np.concatenate([n_left, counts[split] - n_left])
     lefts, kept = int(np.add.reduce(n_left)), int(np.add.reduce(child_counts))
     if by_position: sides = lambda flat: side
+    elif every: sides = (~goes_left).view(np.uint8).take                 # every node split: each sample's code, as it is
     else:
         of_sample = np.empty(len(goes_left), dtype=np.uint8)                # each sample's code, read along every order
         of_sample[orders[0]] = side
@@ -473,7 +477,8 @@ class _Growth:
         self.unit_weights = bool((self.w == 1).all())
         self.weights_are_one = (self.unit_weights and not self.children_rule        # statistic 0 follows from the count
                                 and (self.crit.weight_statistic == 0 or self.crit.statistics_sum_to_weight))
-        counts = self.crit.statistics_sum_to_weight and _whole_numbers(self.w)   # class counts: 32-bit integers, summed exactly
+        counts = self.crit.statistics_sum_to_weight and (self.unit_weights and self.n_samples < 2 ** 31
+                                                                  or _whole_numbers(self.w))   # class counts: 32-bit integers, summed exactly
         self.stats = (np.ascontiguousarray(self.crit.stats(self.y, self.w).T, dtype=np.int32 if counts else float)   # and faster
                       if self.additive and not self.centred and not self.class_sums else None)            # (`segmented_cumsum`)
         self.stats_from = int(self.centred and self.weights_are_one and self.splitter == "best" and not len(self.missing_columns))
@@ -809,8 +814,7 @@ def _search_frontier(g, orders, counts, depth, tree=None):
     starts = segment_starts(counts)                                     # once for the depth: every step reads them
     node_stats, value, impurity, weight, units, in_units, position_stats = g.summaries(orders, counts, starts)
     searchable = g.rules.may_split(counts, depth, impurity)
-    best = np.empty((g.n_features, len(counts)))                        # i(s) in real units, per feature and node
-    best.fill(np.inf)
+    best = np.full((g.n_features, len(counts)), np.inf)                 # i(s) in real units, per feature and node
     where = np.zeros((g.n_features, len(counts)), dtype=np.int64)
     threshold, found, n_missing, missing_left, slots = None, {}, None, None, None
     if not g.sorted and searchable.any():                               # random thresholds, no orders: one search of its own
@@ -998,16 +1002,22 @@ def _grow_depth_by_depth(growth):
     return builder
 
 # %% ../nbs/05_levelwise.ipynb #4f080c1d
+_LAST_AND_NEXT = np.array([[0], [1]])   # added to a cut's last left position: it and the next, as two rows
+
 def _write_splits(builder, ids, found, X, orders, counts):
     "Write a searched frontier's splits into the builder; return the node-searched ones' split objects by frontier index."
-    chosen, starts = np.flatnonzero(found.splits), segment_starts(counts)
+    chosen = np.flatnonzero(found.splits)
+    starts = segment_starts(counts) if found.starts is None else found.starts
     by_search = (np.array([int(j) in found.found for j in found.feature[chosen]], dtype=bool) if found.found
-                 else np.zeros(len(chosen), dtype=bool))
-    numeric = chosen[~by_search]
-    j_idx, p_idx = found.feature[numeric], found.where[found.feature[numeric], numeric]
-    if found.threshold is None:
-        upper = X[orders[j_idx, p_idx + 1], j_idx]                          # NaN: the cut "known | missing"
-        thresholds = np.where(np.isnan(upper), np.inf, midpoints(X[orders[j_idx, p_idx], j_idx], upper))
+                 else None)                                                 # None: every split is numeric
+    numeric = chosen if by_search is None else chosen[~by_search]
+    j_idx = found.feature[numeric]
+    p_idx = found.where[j_idx, numeric]
+    if found.threshold is None:                                             # the last left value and the next, one gather
+        lower, upper = X[orders[j_idx, p_idx[None] + _LAST_AND_NEXT], j_idx]
+        thresholds = midpoints(lower, upper)
+        if found.n_missing is not None:                                     # NaN: the cut "known | missing"
+            thresholds = np.where(np.isnan(upper), np.inf, thresholds)
     else: thresholds = found.threshold[j_idx, numeric]
     n_left = p_idx - starts[numeric] + 1
     default_left = default_side(n_left, counts[numeric] - n_left)         # no missing value in the node: the larger child
@@ -1015,7 +1025,7 @@ def _write_splits(builder, ids, found, X, orders, counts):
         default_left = np.where(found.n_missing[j_idx, numeric] > 0, found.missing_left[j_idx, numeric], default_left)
     builder.split_nodes(ids[numeric], j_idx, thresholds, default_left)
     rules_found = {}
-    for f in chosen[by_search]:
+    for f in chosen[by_search] if by_search is not None else ():
         j = int(found.feature[f])
         rule = replace(found.found[j][f], feature=j)
         if rule.default_left is None:                                      # a search leaves it to the grower
@@ -1028,20 +1038,20 @@ def _write_splits(builder, ids, found, X, orders, counts):
 def _route(found, rules_found, X, orders, counts):
     "Which samples go left: by position in the chosen feature's order (the rows `x <= threshold` sorted first), or, at a node-searched split, by chapter 2's rule through the split's `goes_left`."
     goes_left = np.zeros(X.shape[0], dtype=bool)
-    starts = segment_starts(counts)
-    numeric = found.splits.copy()
+    starts = segment_starts(counts) if found.starts is None else found.starts
+    numeric = found.splits.copy() if rules_found else found.splits
     for f, rule in rules_found.items():
         rows = orders[0, starts[f]:starts[f] + counts[f]]
         goes_left[rows] = rule.goes_left(X[rows])
         numeric[f] = False
     nodes, position = np.arange(len(counts)), np.arange(orders.shape[1])
-    last_left = found.where[found.feature, nodes]                       # in the order of each node's chosen feature
-    left = position <= np.repeat(last_left, counts)
+    last_left = np.where(numeric, found.where[found.feature, nodes], -1)   # in the order of each node's chosen feature
+    left = position <= np.repeat(last_left, counts)                     # (-1: no position of a node not split by position)
     if found.n_missing is not None:                                     # missing values sent left: the tail of the segment
         n_missing = found.n_missing[found.feature, nodes]
-        tail_left = found.missing_left[found.feature, nodes] & (n_missing > 0)
+        tail_left = found.missing_left[found.feature, nodes] & (n_missing > 0) & numeric
         if tail_left.any(): left |= np.repeat(tail_left, counts) & (position >= np.repeat(starts + counts - n_missing, counts))
-    left = np.flatnonzero(np.repeat(numeric, counts) & left)
+    left = np.flatnonzero(left)
     goes_left[orders[np.repeat(found.feature, counts)[left], left]] = True    # every feature at once
     return goes_left
 

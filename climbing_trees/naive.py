@@ -202,12 +202,14 @@ SMALL_TREE = 1000   # up to this many nodes a walk in Python is faster than nump
 def preorder_walk(children_left, children_right, roots=None):
     "The pre-order number of every node (left subtree first) by walking the tree with a stack: one Python step per node; given `roots`, the trees one after another, in that order."
     left, right, visited = children_left.tolist(), children_right.tolist(), []
+    visit = visited.append                           # bound once: the loop runs once per node
     for root in [0] if roots is None else np.asarray(roots).tolist():
         stack = [root]
+        push, pop = stack.append, stack.pop
         while stack:
-            t = stack.pop()
-            visited.append(t)
-            if left[t] != LEAF: stack += [right[t], left[t]]
+            t = pop()
+            visit(t)
+            if left[t] != LEAF: push(right[t]); push(left[t])
     number = np.empty(len(left), dtype=np.intp)
     number[visited] = np.arange(len(visited))
     return number
@@ -318,6 +320,10 @@ def _assemble_trees(nodes, numeric, categorical, surrogates, n_levels=0):
 def _in_preorder(chunks, number):
     "The rows of `chunks` (a list, in the order written) each put at its node's pre-order `number`: one array, no concatenated copy, and each chunk taken off the list once copied, so that its memory is freed (a many-class tree's values are large: they are not held twice)."
     rows = np.empty((len(number),) + chunks[0].shape[1:], dtype=np.result_type(*chunks))
+    if len(number) <= SMALL_TREE:                    # a small tree: its chunks joined, one copy (few calls, little memory)
+        rows[number] = np.concatenate(chunks)
+        chunks.clear()
+        return rows
     start = 0
     chunks.reverse()                                 # the first written last: taken off the end
     while chunks:
@@ -351,9 +357,9 @@ class TreeBuilder:
 
     def split_nodes(self, nodes, feature, threshold, default_left=False):
         "Give many nodes numeric splits `x[feature] <= threshold`, missing values to the left where `default_left` (their children are added next)."
-        nodes = np.asarray(nodes, np.intp)
+        nodes, default_left = np.asarray(nodes, np.intp), np.asarray(default_left, bool)
         self._numeric.append((nodes, np.asarray(feature, np.intp), np.asarray(threshold, float),
-                              np.broadcast_to(np.asarray(default_left, bool), nodes.shape)))
+                              default_left if default_left.shape == nodes.shape else np.broadcast_to(default_left, nodes.shape)))
 
     def split_node(self, node, split):
         "Give one node the rule of a split object: a `Split` (a threshold), or one with level sets (chapter 4's `CategoricalSplit`)."
