@@ -107,8 +107,8 @@ class Gini(ClassificationCriterion):
     def split_proxy(self, left, right, overwrite=False):
         "$-\\sum_k L_k^2 / W_L - \\sum_k R_k^2 / W_R$: the weighted Gini impurity of the children less the node's weight."
         with np.errstate(over="ignore"):                                   # once for both sides: a masked position's inf
-            proxy = _sum_of_squares_over_weight(left, self.weight(left))
-            proxy += _sum_of_squares_over_weight(right, self.weight(right))   # in place: no third long array
+            proxy = _sum_of_squares_over_weight(left, self.weight(left), overwrite)
+            proxy += _sum_of_squares_over_weight(right, self.weight(right), overwrite)   # in place: no third long array
         return np.negative(proxy, out=proxy) if proxy.ndim else -proxy
     def proxy_constant(self, S): return self.weight(S)
     class_sums, class_term = True, staticmethod(np.square)
@@ -118,9 +118,9 @@ class Gini(ClassificationCriterion):
 
 _TINY = np.finfo(float).tiny   # the smallest positive normal float
 
-def _sum_of_squares_over_weight(S, W):
-    "$\\sum_k c_k^2 / W$, 0 where the weight is 0: every $c_k$ is 0 there, so dividing by the smallest positive float instead of 0 gives it, in one pass and no mask. Sums that are no side's (a negative weight, at positions a sweep masks anyway) may give inf: the caller ignores that overflow."
-    total = _sum_over_classes(S, np.square)
+def _sum_of_squares_over_weight(S, W, overwrite=False):
+    "$\\sum_k c_k^2 / W$, 0 where the weight is 0: every $c_k$ is 0 there, so dividing by the smallest positive float instead of 0 gives it, in one pass and no mask. Sums that are no side's (a negative weight, at positions a sweep masks anyway) may give inf: the caller ignores that overflow. With `overwrite`, `S` is squared in place (one call, not one per class)."
+    total = _sum_over_classes(np.square(S, out=S)) if overwrite else _sum_over_classes(S, np.square)
     return np.divide(total, np.maximum(W, _TINY), out=total)       # in place: no second long array
 
 class Entropy(ClassificationCriterion):

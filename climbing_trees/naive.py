@@ -320,7 +320,7 @@ def _assemble_trees(nodes, numeric, categorical, surrogates, n_levels=0):
 def _in_preorder(chunks, number):
     "The rows of `chunks` (a list, in the order written) each put at its node's pre-order `number`: one array, no concatenated copy, and each chunk taken off the list once copied, so that its memory is freed (a many-class tree's values are large: they are not held twice)."
     rows = np.empty((len(number),) + chunks[0].shape[1:], dtype=np.result_type(*chunks))
-    if len(number) <= SMALL_TREE:                    # a small tree: its chunks joined, one copy (few calls, little memory)
+    if rows.size <= SMALL_TREE:                      # a small table: its chunks joined, one copy (few calls, a few kB)
         rows[number] = np.concatenate(chunks)
         chunks.clear()
         return rows
@@ -562,9 +562,9 @@ class StoppingRules:
 
     def may_split(self, n_samples, depth, impurity):
         "Whether nodes with these sample counts, depths and impurities are searched at all (False: they are leaves; impurity 0: pure)."
-        n_samples, depth = np.asarray(n_samples), np.asarray(depth)
-        deep = depth >= self.max_depth if self.max_depth is not None else np.zeros(depth.shape, dtype=bool)
-        return ~deep & (n_samples >= self.min_samples_split) & (n_samples >= 2 * self.min_samples_leaf) & (np.asarray(impurity) > 0)
+        enough = max(self.min_samples_split, 2 * self.min_samples_leaf)     # both count rules at once (whole numbers)
+        may = (np.asarray(n_samples) >= enough) & (np.asarray(impurity) > 0)
+        return may if self.max_depth is None else may & (np.asarray(depth) < self.max_depth)
 
     def worth_splitting(self, weight_fraction, impurity, split_impurity):
         "Whether the best split of nodes holding `weight_fraction` of the training weight decreases the impurity enough."
