@@ -146,6 +146,8 @@ def resolve_plan(estimator, n_samples, n_features, total_weight, n_classes, cate
 # %% ../nbs/09_estimators.ipynb #e4a79710
 def _dense_floats(X): return X.toarray().astype(np.float64) if issparse(X) else np.asarray(X, dtype=np.float64)
 
+_TREE_FIELDS = tuple(f.name for f in fields(Tree))   # looked up once, not at every fit
+
 class EstimatorTree(Tree):
     "Chapter 02's `Tree` as a fitted estimator's `tree_`: the same arrays, plus scikit-learn's `tree_` queries and sizes."
     n_outputs = 1
@@ -153,7 +155,7 @@ class EstimatorTree(Tree):
     @classmethod
     def of(cls, tree, n_features, n_classes):
         "`tree`'s arrays (shared, not copied) as the `tree_` of an estimator fitted on `n_features` columns, `n_classes` classes (1: regression)."
-        fitted = cls(**{f.name: getattr(tree, f.name) for f in fields(Tree)})
+        fitted = cls(**{name: getattr(tree, name) for name in _TREE_FIELDS})
         fitted.n_features, fitted.n_classes = int(n_features), np.array([n_classes], dtype=np.intp)
         return fitted
 

@@ -468,7 +468,8 @@ class _Growth:
             raise ValueError("several trees grown together need `presorted`: each tree's orders, one tree after another")
         self.orders = (_presorted_orders(self.X, presorted, self.tuning) if self.sorted        # random thresholds need no order: one row,
                        else np.arange(self.n_samples, dtype=np.int32 if self.n_samples < 2 ** 31 else np.intp)[None])   # by node
-        self.missing = np.isnan(self.X[:, self.missing_columns]).T.copy()          # (M, N) where each of those is missing
+        self.missing = (np.isnan(self.X[:, self.missing_columns]).T.copy() if len(self.missing_columns)   # (M, N) where each
+                        else np.zeros((0, self.n_samples), dtype=bool))                            # of those is missing
         self.ranks = ((_dense_ranks(self.X, self.orders) if ranks is None else ranks)   # what sweeps compare,
                       if self.sorted and not len(self.missing_columns) and self.X.nbytes > self.tuning.ranks_from_bytes else None)   # once X outgrows the cache
         self.class_stats = None                                                     # K statistics per sample, if class sums meet NaN
@@ -487,8 +488,8 @@ class _Growth:
         self.constant_if_equal = (self.max_features is None and self.splitter == "best" and not len(self.missing_columns)
                                   and not self.searches and self.X.size <= self.tuning.block_elements and _gaps_above_threshold(self.X, self.orders))
                                   # a small X whose columns' distinct values lie apart: `_features_to_search` need not look
-        codes = self.X[:, list(plan.categorical)]
-        self.n_levels = int(np.nanmax(codes)) + 1 if len(plan.categorical) and not np.isnan(codes).all() else 0
+        codes = self.X[:, list(plan.categorical)] if len(plan.categorical) else None
+        self.n_levels = int(np.nanmax(codes)) + 1 if codes is not None and not np.isnan(codes).all() else 0
 
     @property
     def sparse(self):
@@ -850,7 +851,7 @@ def _search_frontier(g, orders, counts, depth, tree=None):
             _sweep_missing(g, swept_missing, orders, counts, frontier, node_stats, searchable, units, best, where, missing_left)
         if not g.constant_if_equal: best[~searched] = np.inf            # else the sweep left no cut where none is searched
     lowest = np.minimum.reduce(best, axis=0)                            # `best.min(axis=0)` less its Python wrapper
-    feature = np.argmax(ties_with_best(best, lowest, impurity), axis=0)
+    feature = ties_with_best(best, lowest, impurity).argmax(axis=0)
     splits = searchable & np.isfinite(lowest) & g.rules.worth_splitting(weight / g.total_weight[0 if tree is None else tree], impurity, lowest)
     return FrontierSearch(value, impurity, weight, splits, lowest, feature, where, threshold, found, missing_left, n_missing,
                           None if slots is None else _sides(slots, feature, counts), starts)
