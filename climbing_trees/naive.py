@@ -12,14 +12,14 @@ from .impurity import (CLASS_IMPURITY, CLASSIFICATION_CRITERIA, REGRESSION_CRITE
 
 # %% auto #0
 __all__ = ['LEFT', 'RIGHT', 'UNDECIDED', 'LEAF', 'UNDEFINED', 'SMALL_TREE', 'TIE_TOLERANCE', 'FEATURE_THRESHOLD', 'ColumnSearch',
-           'SPLITTERS', 'MISSING_STRATEGIES', 'goes_left', 'sides', 'level_tables', 'Split', 'default_side', 'Tree',
-           'nodes_by_depth', 'SurrogateSplit', 'Surrogates', 'preorder_walk', 'preorder_by_depth', 'preorder_numbers',
-           'TreeBuilder', 'kept_nodes', 'collapse', 'midpoints', 'candidate_thresholds', 'admissible_cuts',
-           'naive_split_curve', 'ties_with_best', 'first_best', 'node_summary', 'naive_column_split', 'column_ranges',
-           'constant_features', 'best_split', 'StoppingRules', 'check_tree_data', 'check_target_spread',
-           'check_regression_target', 'check_search_options', 'draw_features', 'GrowthPlan',
-           'check_categorical_columns', 'plan_growth', 'grow_depth_first', 'search_split_node', 'grow_tree',
-           'grow_tree_from_plan', 'tree_differences', 'split_rule', 'leaf_text', 'tree_text', 'subtree_end']
+           'SPLITTERS', 'goes_left', 'sides', 'level_tables', 'Split', 'default_side', 'Tree', 'nodes_by_depth',
+           'SurrogateSplit', 'Surrogates', 'preorder_walk', 'preorder_by_depth', 'preorder_numbers', 'TreeBuilder',
+           'kept_nodes', 'collapse', 'midpoints', 'candidate_thresholds', 'admissible_cuts', 'naive_split_curve',
+           'ties_with_best', 'first_best', 'node_summary', 'naive_column_split', 'column_ranges', 'constant_features',
+           'best_split', 'StoppingRules', 'check_tree_data', 'check_target_spread', 'check_regression_target',
+           'check_search_options', 'draw_features', 'GrowthPlan', 'check_categorical_columns', 'plan_growth',
+           'grow_depth_first', 'search_split_node', 'grow_tree', 'grow_tree_from_plan', 'tree_differences',
+           'split_rule', 'leaf_text', 'tree_text', 'subtree_end']
 
 # %% ../nbs/02_naive_split.ipynb #7dffe206
 LEFT, RIGHT, UNDECIDED = -1, 1, 0   # a row's side as a number (sides below)
@@ -637,8 +637,6 @@ def draw_features(constant, max_features, rng):
     return (place < np.maximum(max_features, first_useful + 1)[:, None]) & ~constant
 
 # %% ../nbs/02_naive_split.ipynb #269f0e3f
-MISSING_STRATEGIES = ("direction", "surrogate")   # a learned side (this chapter) or rpart's surrogate splits (chapter 8)
-
 @dataclass(frozen=True)
 class GrowthPlan:
     "Everything a grower needs besides the data, checked once (by `plan_growth`, or by an estimator from its parameters): growers trust it and check nothing."
