@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 import numpy as np
 import pandas as pd
-from .naive import admissible_cuts, first_best, goes_left, level_tables, sides
+from .naive import admissible_cuts, check_categorical_columns, first_best, goes_left, level_tables, sides
 from .impurity import weighted_absolute_deviation, weighted_median
 from .criteria import ClassificationCriterion, Criterion, Poisson, make_criterion
 
@@ -282,9 +282,7 @@ def categorical_column_split(x, y, sample_weight, criterion, n_classes=None, min
 # %% ../nbs/04_categorical.ipynb #b4aa9746
 def column_searches(n_features, categorical, numeric_search):
     "One search per column for chapter 02's `best_split`: `categorical_column_split` for the indices in `categorical`, `numeric_search` for the rest."
-    categorical = set(int(j) for j in categorical)
-    outside = sorted(j for j in categorical if not 0 <= j < n_features)
-    if outside: raise ValueError(f"categorical column indices {outside} are out of range for {n_features} features")
+    categorical = set(check_categorical_columns(categorical, n_features))   # chapter 02's check of the indices
     return [categorical_column_split if j in categorical else numeric_search for j in range(n_features)]
 
 # %% ../nbs/04_categorical.ipynb #8a1b9ad0
