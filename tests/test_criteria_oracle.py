@@ -1,6 +1,6 @@
-"""scikit-learn 1.9 as the oracle for the criteria of chapters 1 and 3, at the grower level: "log_loss",
+"""scikit-learn 1.9 as the oracle for the criteria of chapters 1 and 5, at the grower level: "log_loss",
 "absolute_error" and "poisson" (and, as controls, the criteria they sit beside), grown by chapter 2's
-`grow_tree` with each column search of chapter 3, against `DecisionTree*(criterion=...).tree_`.
+`grow_tree` with each column search of chapter 5, against `DecisionTree*(criterion=...).tree_`.
 
 X is float32-exact (scikit-learn stores X as float32) with distinct values per column, and a problem is
 kept only if scikit-learn grows the same tree for several `random_state`s: it visits the features in a
@@ -26,7 +26,8 @@ from sklearn import tree as sktree
 
 from climbing_trees.criteria import SPLIT_SEARCHES, median_column_split
 from climbing_trees.impurity import REGRESSION_CRITERIA, split_impurity
-from climbing_trees.naive import TIE_TOLERANCE, best_split, grow_tree
+from climbing_trees.naive import TIE_TOLERANCE, best_split
+from climbing_trees.growth import grow_tree
 
 SEEDS = range(4)                    # scikit-learn random_states that must all grow the same tree
 SEARCHES = {"incremental": SPLIT_SEARCHES["incremental"], "vectorized": SPLIT_SEARCHES["vectorized"],
@@ -138,7 +139,7 @@ def test_grown_tree_matches_sklearn(criterion, weighted, search):
 
 @pytest.mark.parametrize("criterion", ["log_loss", "absolute_error", "poisson"])
 def test_naive_search_matches_sklearn(criterion):
-    "Chapter 2's brute force, through chapter 1's impurity functions, grows scikit-learn's tree too (small data: it is slow)."
+    "Chapter 4's brute force, through chapter 1's impurity functions, grows scikit-learn's tree too (small data: it is slow)."
     n_classes = None if criterion in REGRESSION_CRITERIA else 3
     rules = {"max_depth": 3, "min_samples_split": 8}
     (X, y, w), theirs = seed_free_problem(criterion, "integer", 40, rules)

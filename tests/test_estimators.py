@@ -1,7 +1,7 @@
-"""Chapter 09's estimators as scikit-learn sees them: its whole `check_estimator` suite, and the
+"""Chapter 13's estimators as scikit-learn sees them: its whole `check_estimator` suite, and the
 tools that rely on the conventions (Pipeline, GridSearchCV, cross_val_score, clone, pickle);
 then data frames with categorical columns, the choice of algorithm, the fitted `Tree` that every
-grower writes, and pruning with chapter 07's `prune`."""
+grower writes, and pruning with chapter 11's `prune`."""
 import pickle
 
 import sys
@@ -22,7 +22,7 @@ from climbing_trees.estimators import ALGORITHMS, DEFAULT_ALGORITHM, DecisionTre
 from climbing_trees.impurity import play_tennis
 from climbing_trees.inference import apply, export_text, plot_tree
 from climbing_trees.levelwise import grow_levelwise
-from climbing_trees.naive import Tree, collapse, tree_differences
+from climbing_trees.tree import Tree, collapse, tree_differences
 from climbing_trees.pruning import cost_complexity_path, prune
 
 X_BC, Y_BC = load_breast_cancer(return_X_y=True)
@@ -290,7 +290,7 @@ def test_a_swapped_tree_is_used_everywhere():
 @pytest.mark.parametrize("make, X, y", [(lambda a: DecisionTreeClassifier(ccp_alpha=a), X_BC, Y_BC),
                                         (lambda a: DecisionTreeRegressor(min_samples_leaf=3, ccp_alpha=a), X_DIA, Y_DIA)])
 def test_ccp_alpha_prunes_with_prune(make, X, y):
-    "A positive ccp_alpha gives the tree that chapter 07's `prune` makes of the unpruned fit; the path is chapter 07's path."
+    "A positive ccp_alpha gives the tree that chapter 11's `prune` makes of the unpruned fit; the path is chapter 11's path."
     unpruned = make(0.0).fit(X, y)
     path = make(0.5).cost_complexity_pruning_path(X, y)
     expected = cost_complexity_path(unpruned.tree_)
@@ -318,7 +318,7 @@ def test_plot_tree_draws_every_node():
 
 
 def test_apply_reads_codes_like_the_estimator():
-    "The estimator's `apply` is chapter 06's `apply` on the encoder's codes, unseen levels (-1) included."
+    "The estimator's `apply` is chapter 10's `apply` on the encoder's codes, unseen levels (-1) included."
     X, y = categorical_frame(n=400, seed=5)
     clf = DecisionTreeClassifier(criterion="entropy", max_depth=6).fit(X, y)
     tree = clf.tree_

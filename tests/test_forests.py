@@ -25,7 +25,7 @@ from climbing_trees.estimators import DecisionTreeClassifier, DecisionTreeRegres
 from climbing_trees.forests import (ExtraTreesClassifier, ExtraTreesRegressor, RandomForestClassifier, RandomForestRegressor,
                                     bootstrap_indices, tree_seeds, tree_weights)
 from climbing_trees.inference import feature_importances
-from climbing_trees.naive import tree_differences
+from climbing_trees.tree import tree_differences
 
 ROOT = Path(__file__).resolve().parents[1]
 FORESTS = [RandomForestClassifier, ExtraTreesClassifier, RandomForestRegressor, ExtraTreesRegressor]

@@ -1,4 +1,4 @@
-"""Many trees at once (chapter 05's `grow_trees`): each tree equals the tree `grow_levelwise` grows alone from its rows and
+"""Many trees at once (chapter 07's `grow_trees`): each tree equals the tree `grow_levelwise` grows alone from its rows and
 seed, for every criterion, weights, ties, categorical columns, missing values, drawn features and drawn thresholds; and the
 growth without sorted orders (random thresholds) equals the growth with them."""
 import itertools
@@ -8,7 +8,8 @@ import pytest
 
 import climbing_trees.levelwise as levelwise
 from climbing_trees.levelwise import Tuning, grow_levelwise, grow_trees, presort
-from climbing_trees.naive import GrowthPlan, tree_differences
+from climbing_trees.tree import tree_differences
+from climbing_trees.growth import GrowthPlan
 
 CASES = [("gini", 2), ("entropy", 3), ("gini", 6), ("squared_error", None), ("poisson", None), ("absolute_error", None)]
 

@@ -1,4 +1,4 @@
-"""scikit-learn 1.9 as the oracle for the growth options of chapters 02 and 05.
+"""scikit-learn 1.9 as the oracle for the growth options of chapters 04 and 05.
 
 Exact agreement where the options are deterministic: best-first growth (`max_leaf_nodes`) and the weight rule
 (`min_weight_leaf`, scikit-learn's `min_weight_fraction_leaf` times the total weight) grow scikit-learn's tree on
@@ -12,7 +12,9 @@ import numpy as np
 import pytest
 from sklearn import tree as sktree
 
-from climbing_trees.naive import Tree, best_split, grow_tree, naive_column_split, preorder_numbers, tree_differences
+from climbing_trees.tree import Tree, preorder_numbers, tree_differences
+from climbing_trees.naive import best_split, naive_column_split
+from climbing_trees.growth import grow_tree
 from climbing_trees.categorical import column_searches
 from climbing_trees.criteria import SPLIT_SEARCHES
 from climbing_trees.levelwise import grow_best_first, grow_levelwise
@@ -43,7 +45,7 @@ def sklearn_tree(criterion, random_state, **params):
 
 
 def in_preorder(sk):
-    "scikit-learn's fitted `tree_` as chapter 02's `Tree`, renumbered in pre-order (a best-first tree is numbered by creation)."
+    "scikit-learn's fitted `tree_` as chapter 04's `Tree`, renumbered in pre-order (a best-first tree is numbered by creation)."
     number = preorder_numbers(sk.children_left, sk.children_right)
     order = np.argsort(number)
     renumber = lambda c: np.where(c == -1, -1, number[np.maximum(c, 0)])[order]

@@ -1,11 +1,13 @@
-"""Property tests: the level-wise grower of chapter 05 grows the same `Tree` as chapter 03's searches (chapter 02's grower),
+"""Property tests: the level-wise grower of chapter 07 grows the same `Tree` as chapter 05's searches (chapter 03's grower),
 on random data with ties, weights (zeros included), 2 to 5 classes, regression, categorical columns and every stopping rule."""
 from functools import partial
 
 import numpy as np
 from hypothesis import assume, given, settings, strategies as st, HealthCheck
 
-from climbing_trees.naive import Tree, best_split, grow_tree, tree_differences
+from climbing_trees.tree import Tree, tree_differences
+from climbing_trees.naive import best_split
+from climbing_trees.growth import grow_tree
 from climbing_trees.criteria import SPLIT_SEARCHES, median_column_split, vectorized_column_split
 from climbing_trees.categorical import column_searches
 from climbing_trees.levelwise import Tuning, grow_levelwise, presort
@@ -44,7 +46,7 @@ def test_node_searched_columns_give_the_same_tree(problem, min_samples_leaf):
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(problems(max_n=40), st.integers(1, 3), st.one_of(st.none(), st.integers(1, 4)))
 def test_categorical_columns_grow_the_depth_first_tree(problem, min_samples_leaf, max_depth):
-    "`categorical` columns (level codes) grow the tree chapter 02's grower grows with chapter 04's `column_searches`."
+    "`categorical` columns (level codes) grow the tree chapter 03's grower grows with chapter 06's `column_searches`."
     X, y, w, criterion, n_classes = problem
     categorical = list(range(0, X.shape[1], 2))
     X = X.copy()
@@ -157,7 +159,7 @@ SEARCH_SETTINGS = {                                    # the search's size-depen
 @settings(max_examples=90, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(problems(max_n=60), st.sampled_from(sorted(SEARCH_SETTINGS)), st.integers(1, 3), st.sampled_from([0.0, 0.0, 2.5]))
 def test_every_search_path_grows_the_vectorized_tree(problem, setting, min_samples_leaf, min_weight_leaf):
-    "Blocks, compressed cuts, class sums, ranks and the sort are chosen by size; forced on small data (a `Tuning`), each grows chapter 03's tree."
+    "Blocks, compressed cuts, class sums, ranks and the sort are chosen by size; forced on small data (a `Tuning`), each grows chapter 05's tree."
     X, y, w, criterion, n_classes = problem
     rules = dict(min_samples_leaf=min_samples_leaf, min_weight_leaf=min_weight_leaf)
     expected = grow_tree(X, y, criterion, w, n_classes, find_split=SPLIT_SEARCHES["vectorized"], **rules)

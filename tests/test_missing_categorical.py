@@ -1,11 +1,11 @@
-"""Missing values in categorical columns (chapter 04): the missing rows of a node are one more level.
+"""Missing values in categorical columns (chapter 06): the missing rows of a node are one more level.
 
 The oracle is a brute force over every assignment of the node's levels *and of its missing rows* to two sides, scored
 from the samples by chapter 01's `split_impurity`. The ordered search must reach it for two classes and for squared error
 (Breiman's and Fisher's theorem, with the missing rows as one more level); every search must return what it returns when
 the missing rows carry a fresh code after every real one, the fresh code's side becoming `default_left`; without missing
 values (or with missing rows of zero weight only) nothing changes. The encoder codes NaN/None/NA as NaN and unseen levels
-as -1, and chapter 02's grower routes the NaN rows of a categorical node to the split's `default_left` side."""
+as -1, and chapter 04's grower routes the NaN rows of a categorical node to the split's `default_left` side."""
 import itertools
 from dataclasses import replace
 from functools import partial
@@ -17,7 +17,9 @@ from strategies import sample_weights
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from climbing_trees.impurity import node_impurity, split_impurity
-from climbing_trees.naive import LEAF, best_split, grow_tree, naive_column_split, tree_differences
+from climbing_trees.tree import LEAF, tree_differences
+from climbing_trees.naive import best_split, naive_column_split
+from climbing_trees.growth import grow_tree
 from climbing_trees.categorical import (
     MISSING_LEVEL, CategoricalSplit, CategoryEncoder, categorical_column_split, column_searches,
     exhaustive_categorical_split, level_codes, level_statistics, one_vs_rest_split, ordered_categorical_split,
@@ -263,7 +265,7 @@ def node_rows(tree, X):
 
 @pytest.mark.parametrize("task, criterion, n_classes", [("classification", "gini", 2), ("regression", "squared_error", None)])
 def test_grow_tree_with_missing_categorical_values(task, criterion, n_classes):
-    """Chapter 02's grower with chapter 04's searches on mixed data with NaN: the tree splits on the categorical columns,
+    """Chapter 03's grower with chapter 06's searches on mixed data with NaN: the tree splits on the categorical columns,
     every node holds the rows that the stored splits route there (NaN rows by `default_left`), each categorical node's
     split is `categorical_column_split` on its rows, and at a node where the column had missing rows of positive weight
     `default_left` is their side."""

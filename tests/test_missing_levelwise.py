@@ -1,4 +1,4 @@
-"""Missing values (NaN) in chapter 05's default grower: scikit-learn 1.9's two-pass rule, vectorized.
+"""Missing values (NaN) in chapter 07's default grower: scikit-learn 1.9's two-pass rule, vectorized.
 
 The level-wise grower (and best first, and splitter="random") must grow, with NaN in X, the tree chapter 02's naive
 grower grows (`tree_differences`: structure, thresholds, default_left at every internal node, values, impurities,
@@ -16,7 +16,9 @@ from climbing_trees.categorical import column_searches
 from climbing_trees.criteria import (check_no_missing, incremental_column_split, median_column_split,
                                      vectorized_column_split)
 from climbing_trees.levelwise import grow_best_first, grow_levelwise
-from climbing_trees.naive import LEAF, best_split, default_side, grow_tree, naive_column_split, tree_differences
+from climbing_trees.tree import LEAF, default_side, tree_differences
+from climbing_trees.naive import best_split, naive_column_split
+from climbing_trees.growth import grow_tree
 from strategies import float32_exact
 
 
@@ -158,7 +160,7 @@ def test_presorted_orders_give_the_same_tree():
         grow_levelwise(X, y, criterion, w, k, presorted=presorted.astype(float))
 
 
-# ---- chapter 03's searches: refuse, or the naive search's answer ---------------------------------------------------
+# ---- chapter 05's searches: refuse, or the naive search's answer ---------------------------------------------------
 
 def test_chapter_03_sweeps_refuse_missing_values_and_the_median_sweep_handles_them():
     x = np.array([1., np.nan, 3., 4., np.nan, 6.])

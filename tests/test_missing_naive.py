@@ -1,4 +1,4 @@
-"""Chapter 02's missing values against scikit-learn 1.9: the naive grower's tree is scikit-learn's.
+"""Chapter 04's missing values against scikit-learn 1.9: the naive grower's tree is scikit-learn's.
 
 scikit-learn stores X as float32 and visits the features of a node in a random order, keeping the
 first of equal splits. So the data here are float32-exact normal columns with distinct values
@@ -24,8 +24,9 @@ import pytest
 from sklearn import tree as sktree
 
 from climbing_trees.impurity import split_impurity
-from climbing_trees.naive import (TIE_TOLERANCE, Split, best_split, default_side, grow_tree, naive_column_split,
-                                  naive_split_curve, node_summary)
+from climbing_trees.tree import Split, default_side
+from climbing_trees.naive import TIE_TOLERANCE, best_split, naive_column_split, naive_split_curve, node_summary
+from climbing_trees.growth import grow_tree
 from strategies import float32_exact
 
 SEEDS = range(6)            # scikit-learn's random_state values that must all grow the same tree

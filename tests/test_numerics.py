@@ -1,11 +1,12 @@
-"""Exact numerics of the level-wise grower (chapter 05): every frontier node is centred and scaled on its own, so a
+"""Exact numerics of the level-wise grower (chapter 07): every frontier node is centred and scaled on its own, so a
 regression tree does not change when y is shifted, scaled from 1e-6 to 1e150, or given a step of up to 1e8 between
 two groups; nothing overflows, and a target too wide for float64 is refused with the reason."""
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st, HealthCheck
 
-from climbing_trees.naive import grow_tree, tree_differences
+from climbing_trees.tree import tree_differences
+from climbing_trees.growth import grow_tree
 from climbing_trees.criteria import SPLIT_SEARCHES
 from climbing_trees.levelwise import grow_levelwise
 from strategies import EXTREME_SHIFTS, EXTREME_STEPS, extreme_targets, problems

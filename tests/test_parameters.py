@@ -1,4 +1,4 @@
-"""Every parameter a scikit-learn user types, on chapter 09's estimators.
+"""Every parameter a scikit-learn user types, on chapter 13's estimators.
 
 The signature is scikit-learn's (names, order and defaults); every bad value is refused before the
 data is read, with an exception that is both a ValueError and a TypeError (as scikit-learn's
@@ -23,7 +23,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from climbing_trees.estimators import (ALGORITHMS, DEFAULT_ALGORITHM, DecisionTreeClassifier, DecisionTreeRegressor, EstimatorTree,
                                        ParameterError, grower_seed, resolve_max_features, resolve_plan)
-from climbing_trees.naive import Tree, tree_differences
+from climbing_trees.tree import Tree, tree_differences
 from climbing_trees.selection import cv_alpha_table
 
 X_BC, Y_BC = load_breast_cancer(return_X_y=True)

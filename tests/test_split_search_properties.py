@@ -1,6 +1,6 @@
 """Property tests: every split search of the book chooses the same split and grows the same tree.
 
-The naive search of chapter 02 is the oracle; chapter 03's incremental and vectorized searches
+The naive search of chapter 03 is the oracle; chapter 05's incremental and vectorized searches
 must agree with it on random data with ties, integer and float weights (zeros included),
 2 to 5 classes or regression targets, and every stopping rule; and on regression targets that are
 shifted, scaled and stepped far from 0 (`problems(extreme=True)`). The vectorized tree must not
@@ -11,7 +11,9 @@ from hypothesis import assume, given, settings, strategies as st, HealthCheck
 from climbing_trees.impurity import node_impurity
 from dataclasses import replace
 
-from climbing_trees.naive import FEATURE_THRESHOLD, best_split, grow_tree, tree_differences, naive_column_split
+from climbing_trees.tree import tree_differences
+from climbing_trees.naive import FEATURE_THRESHOLD, best_split, naive_column_split
+from climbing_trees.growth import grow_tree
 from climbing_trees.criteria import SPLIT_SEARCHES, incremental_column_split, vectorized_column_split
 from strategies import offset_to_spread, problems
 

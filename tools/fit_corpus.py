@@ -145,7 +145,7 @@ def estimator_fits():
 
 def engine_fits():
     from climbing_trees.levelwise import grow_levelwise, grow_trees
-    from climbing_trees.naive import grow_tree
+    from climbing_trees.growth import grow_tree
     from climbing_trees.missing import grow_surrogate
     codes = lambda y: np.unique(y, return_inverse=True)[1]
     boot = lambda n: np.stack([weights("int", n, seed) for seed in range(4)])
