@@ -347,8 +347,8 @@ def _fit_stages(self, X, y, w, raw, X_val, y_val, w_val, begin, monitor):
     do_oob, unit_weights, positive = self.subsample < 1, bool((w == 1).all()), w > 0
     n_inbag = max(1, int(self.subsample * n))
     X_grow = X if positive.all() else X[positive]                   # rows of weight 0 never reach a tree
-    orders = presort(X_grow)                                        # sorted once, for every stage
     plan, _ = resolve_plan(self._tree_template(), len(X_grow), X.shape[1], 1.0, None, np.flatnonzero(self.is_categorical_))   # once
+    orders = presort(X_grow, plan.tuning)                           # sorted once, for every stage
     self._resize(self.n_estimators)
     stop = self.n_iter_no_change
     if stop is not None:

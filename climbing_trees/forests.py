@@ -16,7 +16,11 @@ from sklearn.metrics import accuracy_score, r2_score
 from sklearn.utils import check_random_state, compute_class_weight, compute_sample_weight
 from sklearn.utils.validation import check_is_fitted
 from .impurity import check_sample_weight, grown_as
-from .levelwise import grow_trees_from_plan, trees_orders
+from .growth import plan_growth
+from .criteria import criterion_of
+from .fast import FAST
+from .levelwise import (PLAIN, Growth, check_presorted, grow_depth_by_depth, grow_levelwise_from_plan, keeps_orders,
+                                      presort, subset_orders)
 from .inference import apply as apply_tree, decision_path as tree_decision_path, feature_importances
 from .pruning import prune
 from .missing import check_surrogate_options
@@ -24,9 +28,93 @@ from .estimators import (BaseTreeEstimator, DecisionTreeClassifier, DecisionTree
                                        patch_to, grow_by_plan, resolve_plan, is_integer, check_parameter)
 
 # %% auto #0
-__all__ = ['PREFER', 'tree_seeds', 'n_bootstrap_samples', 'bootstrap_indices', 'tree_weights', 'BaseForest', 'ForestRegressor',
+__all__ = ['TREES_BATCH_ELEMENTS', 'PREFER', 'trees_orders', 'grow_trees', 'grow_trees_from_plan', 'tree_seeds',
+           'n_bootstrap_samples', 'bootstrap_indices', 'tree_weights', 'BaseForest', 'ForestRegressor',
            'ForestClassifier', 'RandomForestClassifier', 'ExtraTreesClassifier', 'RandomForestRegressor',
            'ExtraTreesRegressor']
+
+# %% ../nbs/15_forests.ipynb #8462ae61
+def trees_orders(plan, X, presorted=None):
+    "The orders `grow_trees_from_plan` reads with this `plan`: `presorted`, or `presort(X)` if not given; None where the growth keeps no orders (random thresholds on numeric columns without missing values)."
+    node_searched = bool(plan.categorical) or not criterion_of(plan.criterion, plan.n_classes).sufficient_statistics
+    tuning = PLAIN if plan.tuning is None else plan.tuning
+    if tuning.without_orders is not None and not keeps_orders(plan.splitter, node_searched, int(np.isnan(X).any()) if X.size else 0):
+        return None
+    return presort(X, tuning) if presorted is None else presorted
+
+
+def grow_trees(X, y, criterion="gini", sample_weights=None, n_classes=None, *, random_states=None, presorted=None, categorical=(),
+               max_depth=None, min_samples_split=2, min_samples_leaf=1, min_impurity_decrease=0.0, min_weight_leaf=0.0,
+               max_leaf_nodes=None, max_features=None, splitter="best", tuning=None, batch_elements=None):
+    "One `Tree` per row of `sample_weights` (B, N), with `random_states[b]` and `min_weight_leaf` (a number, or one per tree): the arguments checked once (`plan_growth`, and each row of weights), then `grow_trees_from_plan`; `tuning`: chapter 9's `FAST` unless given."
+    sample_weights = np.atleast_2d(np.asarray(sample_weights, dtype=float))
+    B = len(sample_weights)
+    random_states = [None] * B if random_states is None else list(random_states)
+    if len(random_states) != B or sample_weights.shape[1] != len(X):
+        raise ValueError(f"grow_trees needs one row of sample_weights per tree, one weight per row of X ({len(X)}), and one seed "
+                         f"per tree: got sample_weights of shape {sample_weights.shape} and {len(random_states)} seeds")
+    min_weight_leaf = np.broadcast_to(np.asarray(min_weight_leaf, dtype=float), (B,))
+    X, y, _, plan = plan_growth(X, y, criterion, None, n_classes, categorical=categorical, max_depth=max_depth,
+                                min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
+                                min_impurity_decrease=min_impurity_decrease, min_weight_leaf=float(min_weight_leaf.max()),
+                                max_leaf_nodes=max_leaf_nodes, max_features=max_features, splitter=splitter)
+    for w in sample_weights: check_sample_weight(w, len(X))
+    plan = replace(plan, tuning=FAST if tuning is None else tuning)     # chapter 9's paths unless told otherwise
+    if presorted is not None: presorted = check_presorted(presorted, X.shape)
+    return grow_trees_from_plan(plan, X, y, sample_weights, random_states, presorted, min_weight_leaf,
+                                TREES_BATCH_ELEMENTS if batch_elements is None else batch_elements)
+
+TREES_BATCH_ELEMENTS = 2 ** 21   # trees grown together: at most about this many (row, feature) entries a batch
+
+def grow_trees_from_plan(plan, X, y, sample_weights, random_states, presorted=None, min_weight_leaf=None,
+                         batch_elements=TREES_BATCH_ELEMENTS):
+    "One `Tree` per row of `sample_weights` (B, N), as the checked `plan` says: tree b is `grow_levelwise_from_plan` on the rows of positive weight in row b, with seed `random_states[b]` (`min_weight_leaf`: one per tree, None: the plan's); grown together, a batch of trees as one frontier; `presorted`: `presort(X)`, if already computed; `batch_elements`: the size of a batch, in (row, feature) entries."
+    X = np.ascontiguousarray(X, dtype=float)
+    B = len(sample_weights)
+    min_weight_leaf = np.full(B, plan.rules.min_weight_leaf) if min_weight_leaf is None else np.asarray(min_weight_leaf, dtype=float)
+    orders = trees_orders(plan, X, presorted)
+    with_rule = lambda weight_leaf: (plan if weight_leaf == plan.rules.min_weight_leaf
+                                     else replace(plan, rules=replace(plan.rules, min_weight_leaf=float(weight_leaf))))
+    if plan.rules.max_leaf_nodes is not None or len(np.unique(min_weight_leaf)) > 1:   # best first, or rules that differ: one at a time
+        return [grow_levelwise_from_plan(replace(with_rule(weight_leaf), random_state=seed), X_t, y_t, w_t, _orders_of(orders, w))
+                for w, seed, weight_leaf in zip(sample_weights, random_states, min_weight_leaf) for X_t, y_t, w_t in [_rows_of(X, y, w)]]
+    plan = with_rule(min_weight_leaf[0]) if B else plan
+    per_tree = max(1, batch_elements // max(1, np.count_nonzero(sample_weights[0]) * X.shape[1]))
+    ranks_of = (PLAIN if plan.tuning is None else plan.tuning).ranks
+    ranks = None if orders is None or ranks_of is None or np.isnan(X).any() else ranks_of(X, orders)   # X's: every tree's rows read them
+    trees = []
+    for lo in range(0, B, per_tree):
+        trees += _grow_together(plan, X, y, sample_weights[lo:lo + per_tree], random_states[lo:lo + per_tree], orders, ranks)
+    return trees
+
+# %% ../nbs/15_forests.ipynb #1c37fa50
+def _rows_of(X, y, w):
+    "X, y and weights of the rows of positive weight `w` (no copy if every row has some)."
+    rows = w > 0
+    return (X, y, w) if rows.all() else (X[rows], y[rows], w[rows])
+
+def _orders_of(orders, w):
+    "The presorted orders of the rows of positive weight `w` (None: no orders kept)."
+    rows = w > 0
+    return orders if orders is None or rows.all() else subset_orders(orders, rows)
+
+def _grow_together(plan, X, y, sample_weights, seeds, orders, ranks=None):
+    "Grow the trees of a few rows of the weight table as one growth: their rows stacked, each tree a root of the first frontier; `ranks`: the plan tuning's ranks of X, if made."
+    rows = [np.flatnonzero(w > 0) for w in sample_weights]
+    sizes = np.array([len(r) for r in rows])
+    offsets = np.cumsum(sizes) - sizes
+    stacked = np.concatenate(rows)                                    # each tree's rows, one tree after another
+    stacked_orders = (None if orders is None else
+                      np.concatenate([_orders_of(orders, w) + offset for w, offset in zip(sample_weights, offsets.tolist())], axis=1))
+    categorical = list(plan.categorical)
+    growth = Growth(plan, X, y, sample_weights[np.repeat(np.arange(len(rows)), sizes), stacked], None, stacked_orders, roots=sizes,
+                     rows=stacked,                       # copied by a growth with orders; one without reads X's columns there
+                     ranks=None if ranks is None else ranks.take(stacked, axis=1), seeds=seeds)   # X's ranks, in the stacked rows' order
+    builder = grow_depth_by_depth(growth)
+    del growth
+    codes = [X[r][:, categorical] for r in rows] if len(categorical) else []
+    n_levels = [int(np.nanmax(c)) + 1 if not np.isnan(c).all() else 0 for c in codes] or 0   # each tree's level tables, as alone
+    return builder.build_each(n_levels)
 
 # %% ../nbs/15_forests.ipynb #6bb29edf
 def tree_seeds(random_state, n_fitted, n_more):

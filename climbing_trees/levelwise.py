@@ -7,9 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from heapq import heappop, heappush
 from itertools import count
-from typing import NamedTuple
+from typing import Callable, NamedTuple
 import numpy as np
-from .impurity import check_sample_weight
 from .tree import TreeBuilder, default_side
 from .naive import (admissible_cuts, constant_features, midpoints, node_summary, ties_with_best,
                                   FEATURE_THRESHOLD, TIE_TOLERANCE)
@@ -18,14 +17,12 @@ from .criteria import ClassificationCriterion, criterion_of, median_column_split
 from .categorical import categorical_column_split
 
 # %% auto #0
-__all__ = ['FIRST_BEST_LISTED_FROM', 'SPARSE_CUTS', 'SPARSE_MIN_POSITIONS', 'RIGHT_SUMS_ELEMENTS', 'BLOCK_ELEMENTS',
-           'CLASS_SUMS_FROM', 'STABLE_SORT_BELOW', 'RANKS_FROM_BYTES', 'DEFAULT_TUNING', 'TAKE_CHUNK', 'segment_starts',
-           'segmented_cumsum', 'segment_sums', 'segment_first_best', 'Frontier', 'frontier_layout',
-           'frontier_column_splits', 'segmented_sum_after', 'by_row_blocks', 'own_class_before',
-           'frontier_class_splits', 'partition_orders', 'node_centres', 'frontier_random_splits',
-           'frontier_missing_splits', 'FrontierSearch', 'presort', 'keeps_orders', 'Tuning', 'grow_levelwise',
-           'grow_levelwise_from_plan', 'grow_best_first', 'grow_best_first_from_plan', 'subset_orders', 'trees_orders',
-           'grow_trees', 'grow_trees_from_plan']
+__all__ = ['FIRST_BEST_LISTED_FROM', 'SPARSE_CUTS', 'SPARSE_MIN_POSITIONS', 'RIGHT_SUMS_ELEMENTS', 'BLOCK_ELEMENTS', 'PLAIN',
+           'TAKE_CHUNK', 'segment_starts', 'segmented_cumsum', 'segment_sums', 'segment_first_best', 'Frontier',
+           'frontier_layout', 'frontier_column_splits', 'segmented_sum_after', 'by_row_blocks', 'partition_orders',
+           'node_centres', 'frontier_random_splits', 'frontier_missing_splits', 'FrontierSearch', 'Growth',
+           'stable_sort', 'presort', 'subset_orders', 'check_presorted', 'keeps_orders', 'Tuning', 'grow_levelwise',
+           'grow_levelwise_from_plan', 'grow_depth_by_depth', 'grow_best_first', 'grow_best_first_from_plan']
 
 # %% ../nbs/07_levelwise.ipynb #1a4c33b4
 def segment_starts(counts):
@@ -118,8 +115,8 @@ SPARSE_MIN_POSITIONS = 4096   # ... if there are at least this many positions
 RIGHT_SUMS_ELEMENTS = 2 ** 15 # the right sums are made for about this many (statistic, position) entries at a time
 
 def frontier_column_splits(x_sorted, stats_sorted, frontier, criterion, positive_sorted=None, overwrite_stats=False,
-                           sparse_cuts=SPARSE_CUTS, sparse_min_positions=SPARSE_MIN_POSITIONS):
-    "Best cut of every frontier node on each feature: (i(s), position of the last left sample), each (..., F); inf where none. `x_sorted` is (..., n) and `stats_sorted` (n_stats, ..., n), `...` one axis per feature searched at once; `overwrite_stats`: `stats_sorted` was gathered for this call alone, and its floats may be overwritten by their sums."
+                           sparse_cuts=SPARSE_CUTS, sparse_min_positions=SPARSE_MIN_POSITIONS, right_sums_elements=RIGHT_SUMS_ELEMENTS):
+    "Best cut of every frontier node on each feature: (i(s), position of the last left sample), each (..., F); inf where none. `x_sorted` is (..., n) and `stats_sorted` (n_stats, ..., n), `...` one axis per feature searched at once; `overwrite_stats`: `stats_sorted` was gathered for this call alone, and its floats may be overwritten by their sums; the right sums are made `right_sums_elements` (statistic, position) entries at a time."
     counts, shape, n = frontier.counts, x_sorted.shape, x_sorted.shape[-1]
     admissible = _admissible_positions(x_sorted, frontier, positive_sorted)
     del x_sorted, positive_sorted                # gathered for this call: their memory is free before the sums are made
@@ -142,7 +139,7 @@ def frontier_column_splits(x_sorted, stats_sorted, frontier, criterion, positive
             proxy = _cut_proxies(left, right, np.ones(len(cuts), dtype=bool), position, frontier, criterion)
             del left, right                                                     # free what the proxy does not hold before the tie rule's temporaries
         else:                   # a chunk of positions at a time: its sums on either side (the right: node totals less left), its proxies
-            proxy, step = summed[0], max(1, RIGHT_SUMS_ELEMENTS * n // (len(frontier.totals) * summed[0].size))   # into the sums'
+            proxy, step = summed[0], max(1, right_sums_elements * n // (len(frontier.totals) * summed[0].size))   # into the sums'
             for lo in range(0, n, step):                                                               # first row, read by then
                 cut = slice(lo, lo + step)
                 left = _left_sums(summed[..., cut], frontier.n_left[cut], frontier.weights_are_one, criterion)
@@ -224,51 +221,6 @@ def by_row_blocks(f, a):
     if a.size <= BLOCK_ELEMENTS: return f(a)
     step = max(1, BLOCK_ELEMENTS // max(a.shape[-1], 1))
     return np.concatenate([f(a[lo:lo + step]) for lo in range(0, len(a), step)])
-
-def own_class_before(y_sorted, w_sorted, segment, n_classes):
-    "For every position along the last axis: the weight of the samples of its own class before it in its segment (`w_sorted` None: unit weights)."
-    key = np.multiply(segment, n_classes, dtype=np.intp) + y_sorted         # one group per (node, class): F K may pass 2**31
-    short = y_sorted.astype(np.int16) if n_classes <= 2 ** 15 else y_sorted   # 16 bits: numpy's stable sort is a radix sort
-    by_key = np.argsort(short, axis=-1, kind="stable")   # by class; within a class positions rise, so nodes come in order
-    key_sorted = np.take_along_axis(key, by_key, axis=-1)
-    position = np.broadcast_to(np.arange(key.shape[-1]), key.shape)
-    new_group = np.ones(key.shape, dtype=bool)
-    new_group[..., 1:] = key_sorted[..., 1:] != key_sorted[..., :-1]
-    group_start = np.maximum.accumulate(new_group * position, axis=-1)    # a product, not np.where: the mask is a coin flip
-    if w_sorted is None: before = np.subtract(position, group_start, dtype=float)   # floats in the same pass
-    else:
-        w_by_key = np.take_along_axis(w_sorted, by_key, axis=-1)
-        before = np.cumsum(w_by_key, axis=-1) - w_by_key
-        before -= np.take_along_axis(before, group_start, axis=-1)
-    own = np.empty(key.shape)
-    np.put_along_axis(own, by_key, before, axis=-1)
-    return own
-
-def frontier_class_splits(x_sorted, y_sorted, w_sorted, frontier, criterion, class_totals, positive_sorted=None):
-    "As `frontier_column_splits` for a criterion that sums one function of each class's weight (Gini, entropy), with no K factor: `y_sorted` class codes (..., n), `w_sorted` weights or None, `class_totals` (F, K)."
-    counts, segment, n_classes = frontier.counts, frontier.segment, class_totals.shape[1]
-    admissible = _admissible_positions(x_sorted, frontier, positive_sorted)
-    del x_sorted, positive_sorted                                         # each array is freed once read for the last time
-    before = own_class_before(y_sorted, w_sorted, segment, n_classes)     # c: own class on the left before the sample
-    w = 1.0 if w_sorted is None else w_sorted
-    after = class_totals.ravel()[np.multiply(segment, n_classes, dtype=np.intp) + y_sorted] - before  # T - c: own class from the sample on
-    del y_sorted
-    g = criterion.class_term
-    g_left = segmented_cumsum(g(before + w) - g(before), counts)          # sum_k g(L_k) after each position
-    del before
-    g_node = by_row_blocks(lambda t: g(t).sum(axis=1), class_totals)[segment]
-    g_right = g_node - segmented_cumsum(g(after) - g(after - w), counts)    # sum_k g(R_k)
-    del after, g_node
-    w_left = frontier.n_left.astype(float) if w_sorted is None else segmented_cumsum(w_sorted, counts)
-    w_right = frontier.weight[segment] - w_left
-    if frontier.min_weight_leaf > 0:
-        n_right = frontier.right_of()
-        admissible &= admissible_cuts(frontier.n_left, n_right, frontier.n_left, n_right, frontier.min_samples_leaf,
-                                      w_left, w_right, frontier.min_weight_leaf)
-    proxy = criterion.weighted_impurity_of_sums(w_left, g_left) + criterion.weighted_impurity_of_sums(w_right, g_right)
-    proxy[~admissible] = np.inf
-    lowest, position = segment_first_best(proxy, counts, frontier.impurity * frontier.weight)
-    return np.maximum(lowest / frontier.weight, 0.0), position
 
 # %% ../nbs/07_levelwise.ipynb #ff7a47ea
 def partition_orders(orders, goes_left, counts, split, block=None, in_place=False, by_position=False, starts=None):
@@ -423,8 +375,6 @@ def frontier_missing_splits(x_sorted, stats_sorted, frontier, criterion, positiv
     return split_impurity, np.where(missing_left, first_left, first_right), missing_left
 
 # %% ../nbs/07_levelwise.ipynb #91a4ada3
-CLASS_SUMS_FROM = 4          # Gini and entropy with at least this many classes: sums of each sample's own class, not K columns
-
 class FrontierSearch(NamedTuple):
     "The nodes of a frontier and their best splits, in real units: what a grower writes and routes by."
     value: np.ndarray         # (F, K) class proportions or (F, 1) node values
@@ -442,11 +392,11 @@ class FrontierSearch(NamedTuple):
     starts: np.ndarray | None = None         # (F,) each node's first position, if known: computed once a depth
 
 # %% ../nbs/07_levelwise.ipynb #df443ce4
-class _Growth:
+class Growth:
     "One fit's data, criterion, options and presorted orders, as the checked `plan` says (nothing is checked again); `search` finds the best split of every node of a frontier. `roots`: the samples are several trees' one after another, `roots[b]` samples for tree b, each with its own seed in `seeds` and `presorted` sorted within each tree's samples; `rows`: the samples are these rows of `X` (None: X's rows), `y` given per row of X and `w` per sample, and the rows are copied only for a growth that keeps orders (a growth without orders reads X's columns at them); `ranks`: `_dense_ranks` of X read at the samples, if known (else made from them)."
     def __init__(self, plan, X, y, w, node_searches=None, presorted=None, roots=None, rows=None, ranks=None, seeds=None):
         self.plan, self.rules, self.X, self.y, self.w = plan, plan.rules, X, y if rows is None else y.take(rows), w
-        self.tuning = DEFAULT_TUNING if plan.tuning is None else plan.tuning   # the performance settings: they change no tree
+        self.tuning = t = PLAIN if plan.tuning is None else plan.tuning       # how to compute: it changes no tree
         self.n_samples, self.n_features = len(self.y), self.X.shape[1]
         self.roots = np.array([self.n_samples]) if roots is None else np.asarray(roots, dtype=np.intp)
         self.max_features, self.splitter = plan.max_features, plan.splitter
@@ -459,11 +409,11 @@ class _Growth:
         self.X = np.ascontiguousarray(self.X)                              # read in place: no transposed copy
         self.positive = None if (self.w > 0).all() else (self.w > 0).astype(np.int64)
         missing = np.isnan(self.X).any(axis=0)                             # once per fit: the others skip every NaN step
-        if rows is not None and (self.tuning.keep_orders or keeps_orders(self.splitter, self.searches, int(missing.any()))):   # sweeps read the samples' rows:
+        if rows is not None and (t.without_orders is None or keeps_orders(self.splitter, self.searches, int(missing.any()))):   # sweeps read the samples' rows:
             self.X, rows = self.X.take(rows, axis=0), None                 # copied (and their own NaN counted)
             missing = np.isnan(self.X).any(axis=0)
         self.missing_columns = np.flatnonzero(missing)
-        self.sorted = self.tuning.keep_orders or keeps_orders(self.splitter, self.searches, len(self.missing_columns))
+        self.sorted = t.without_orders is None or keeps_orders(self.splitter, self.searches, len(self.missing_columns))
         self.columns = None if self.sorted else np.ascontiguousarray(self.X.T)   # no orders: gathers read columns (cache-friendlier),
         self.source = rows                                                 # at the samples' rows of X if not copied
         if self.sorted and presorted is None and len(self.roots) > 1:
@@ -472,11 +422,12 @@ class _Growth:
                        else np.arange(self.n_samples, dtype=np.int32 if self.n_samples < 2 ** 31 else np.intp)[None])   # by node
         self.missing = (np.isnan(self.X[:, self.missing_columns]).T.copy() if len(self.missing_columns)   # (M, N) where each
                         else np.zeros((0, self.n_samples), dtype=bool))                            # of those is missing
-        self.ranks = ((_dense_ranks(self.X, self.orders) if ranks is None else ranks)   # what sweeps compare,
-                      if self.sorted and not len(self.missing_columns) and self.X.nbytes > self.tuning.ranks_from_bytes else None)   # once X outgrows the cache
+        self.ranks = ((t.ranks(self.X, self.orders) if ranks is None else ranks)   # what sweeps compare, if the tuning
+                      if t.ranks is not None and self.sorted and not len(self.missing_columns) and self.X.nbytes > t.ranks_from_bytes
+                      else None)                                           # ranks them (chapter 9)
         self.class_stats = None                                                     # K statistics per sample, if class sums meet NaN
-        self.class_sums = (self.splitter == "best" and self.crit.class_sums            # Gini, entropy: no K factor
-                           and self.n_classes >= self.tuning.class_sums_from)
+        self.class_sums = (t.class_splits is not None and self.splitter == "best"   # Gini, entropy: no K factor (chapter 9)
+                           and self.crit.class_sums and self.n_classes >= t.class_sums_from)
         self.unit_weights = bool((self.w == 1).all())
         self.weights_are_one = (self.unit_weights and not self.children_rule        # statistic 0 follows from the count
                                 and (self.crit.weight_statistic == 0 or self.crit.statistics_sum_to_weight))
@@ -498,17 +449,6 @@ class _Growth:
         "The sweeps' settings of `frontier_column_splits` (when to judge the admissible cuts only)."
         return dict(sparse_cuts=self.tuning.sparse_cuts, sparse_min_positions=self.tuning.sparse_min_positions)
     def summaries(self, orders, counts, starts=None): return _node_summaries(self, orders, counts, starts)
-    def values(self, rows, features=None, counts=None):
-        "X at the (row, feature) pairs `rows`, `features` (None: every feature of each row, (D, n)): from the columns if kept, else from the rows. With `counts`, `features` (..., S) holds one feature per segment of `rows`, `counts` rows each."
-        if features is None: return self.X.take(rows, axis=0).T if self.columns is None else self.columns.take(
-            rows if self.source is None else self.source.take(rows), axis=1)      # one shared index: no arithmetic
-        if self.columns is None: table, feature_step, row_step = self.X, 1, self.n_features
-        else: table, feature_step, row_step = self.columns, self.columns.shape[1], 1
-        if self.columns is not None and self.source is not None: rows = self.source.take(rows)
-        flat = np.multiply(features, feature_step, dtype=np.intp)     # per segment: one product a segment, not a position
-        if counts is not None: flat = np.repeat(flat, counts, axis=-1)
-        flat += rows if row_step == 1 else np.multiply(rows, row_step, dtype=np.intp)   # in place: one long index array
-        return table.reshape(-1).take(flat)
     def compared(self, features, order):
         "What a sweep compares along `order`, the rows in some order of each of `features` (broadcast against it): X's values there, or their ranks if kept (the same comparisons, read from a table of 1 or 2 bytes an entry, a column at a time)."
         if self.ranks is None: return _gather(self.X, features, order)
@@ -537,71 +477,29 @@ def _node_searched_columns(n_features, categorical, node_searches, additive):
     return searches
 
 def _presorted_orders(X, presorted=None, tuning=None):
-    "Every column's stable argsort, (D, N), in 32 bits when N allows: computed here (`presort`), or a copy of `presorted` (partitioned in place)."
-    if presorted is None:                                               # the only sort of the fit
-        return presort(X) if tuning is None else presort(X, tuning.stable_sort_below, tuning.block_elements)
+    "Every column's stable argsort, (D, N), in 32 bits when N allows: computed here (`presort`, by the `tuning`'s sort), or a copy of `presorted` (partitioned in place)."
+    if presorted is None: return presort(X, tuning)                     # the only sort of the fit
     return np.array(presorted, dtype=np.int32 if X.shape[0] < 2 ** 31 else np.intp, order="C")
 
-STABLE_SORT_BELOW = 512   # rows: below, numpy's stable sort itself (fewer calls); from here on, its default sort and a repair of ties
+def stable_sort(columns):
+    "Each row of `columns` (k, n) stably argsorted, NaN last: numpy's stable sort (the plain sort; chapter 9 measures a faster one)."
+    return np.argsort(columns, axis=1, kind="stable")
 
-def presort(X, stable_sort_below=STABLE_SORT_BELOW, block_elements=BLOCK_ELEMENTS):
-    "The stable argsort of every column of `X`, (D, N), NaN last, in 32 bits when N allows: the orders the grower sorts (once for all the trees grown on `X`, if the caller keeps them). From `STABLE_SORT_BELOW` rows on, `_stable_argsort`: the columns of a small X together, a large one's one at a time."
+def presort(X, tuning=None):
+    "The stable argsort of every column of `X`, (D, N), NaN last, in 32 bits when N allows: the orders the grower sorts (once for all the trees grown on `X`, if the caller keeps them), by the sort of `tuning` (None: `PLAIN`'s), a block of columns copied contiguous at a time (few calls for a small X, little memory for a large one)."
+    tuning = PLAIN if tuning is None else tuning
     n, d = X.shape
     orders = np.empty((d, n), dtype=np.int32 if n < 2 ** 31 else np.intp)
-    if n < stable_sort_below: orders[:] = np.argsort(np.ascontiguousarray(X.T), axis=1, kind="stable"); return orders
-    step = max(1, block_elements // max(n, 1))                          # few calls for a small X, little memory for a large one
-    for lo in range(0, d, step):                                        # each block's columns copied contiguous: a faster sort
-        orders[lo:lo + step] = _stable_argsort(np.ascontiguousarray(X[:, lo:lo + step].T))
+    step = max(1, tuning.block_elements // max(n, 1))
+    for lo in range(0, d, step): orders[lo:lo + step] = tuning.sort(np.ascontiguousarray(X[:, lo:lo + step].T))
     return orders
 
-def _stable_argsort(columns):
-    "`np.argsort(columns, axis=1, kind='stable')` of float rows by numpy's faster default sort, which may leave equal values in any order: a row with NaN has its known values sorted alone (the default sort slows down several times among NaN) and its NaN rows appended in row order; a row's ties are then put in row order by a radix sort of each row's rank among the distinct values (1 or 2 bytes: linear), or past 2**16 of them by sorting the tied positions by (rank, row)."
-    k, n = columns.shape
-    with_nan = np.flatnonzero(np.isnan(columns.min(axis=1))) if n else []   # min is NaN if any value is
-    order = np.argsort(columns, axis=1) if not len(with_nan) else np.empty((k, n), dtype=np.intp)   # the default sort: not stable
-    if len(with_nan):
-        plain = np.setdiff1d(np.arange(k), with_nan)
-        if len(plain): order[plain] = np.argsort(columns[plain], axis=1)
-        for j in with_nan:
-            missing = np.isnan(columns[j])
-            known = np.flatnonzero(~missing)
-            order[j, :len(known)] = known.take(np.argsort(columns[j].take(known)))
-            order[j, len(known):] = np.flatnonzero(missing)             # NaN last, in row order
-    if n < 2: return order
-    values = columns.reshape(-1).take(order + (np.arange(k) * n)[:, None])   # each row sorted
-    new = values[:, 1:] != values[:, :-1]                               # a new value at the next position (NaN != NaN: in order)
-    tied = np.flatnonzero(~new.all(axis=1))
-    if not len(tied): return order                                      # every value distinct: sorted is stable
-    rank = np.zeros((len(tied), n), dtype=np.int32 if n < 2 ** 31 else np.int64)
-    np.cumsum(new[tied], axis=1, out=rank[:, 1:])                       # each position's rank among its row's distinct values
-    few = rank[:, -1] < 2 ** 16
-    radix = tied[few]
-    if len(radix):                                                      # each row's rank, by row; stably sorted: a radix sort
-        by_row = np.empty((len(radix), n), dtype=np.uint8 if rank[few, -1].max() < 2 ** 8 else np.uint16)
-        by_row.reshape(-1)[(order[radix] + (np.arange(len(radix)) * n)[:, None]).reshape(-1)] = rank[few].reshape(-1)
-        order[radix] = np.argsort(by_row, axis=1, kind="stable")
-    for i in np.flatnonzero(~few):                                      # many values: only the positions in runs of equal ones
-        j, same = tied[i], ~new[tied[i]]
-        at = np.flatnonzero(np.r_[same, False] | np.r_[False, same])
-        order[j, at] = order[j, at].take(np.argsort(rank[i, at].astype(np.int64) * n + order[j, at]))   # (rank, row): unique
-    return order
+def subset_orders(orders, rows):
+    "The orders of the rows where boolean `rows` holds, renumbered as in `X[rows]`: a stable partition, not a new sort (picked by `np.compress`, which does not branch on the mask as boolean indexing does)."
+    renumber = np.cumsum(rows, dtype=orders.dtype) - 1
+    return renumber.take(np.compress(rows.take(orders).ravel(), orders)).reshape(len(orders), -1)
 
-RANKS_FROM_BYTES = 2 ** 18    # an X up to this size is swept from its values: in cache, where ranks save a fit less than they cost
-
-def _dense_ranks(X, orders):
-    "Each row's rank among the distinct values of each column, (D, N), read along the presorted `orders` (one pass a column): 8 bits if every column has at most 256 runs of equal values in its order, else 16 bits; None past 2**16. Equal values share a rank and larger values have larger ones, so neighbours compare as in X."
-    ranks = None                                                     # made once a column fits: a continuous X makes none
-    for j, order in enumerate(orders):
-        x = X[:, j].take(order)
-        rank = np.zeros(len(order), dtype=np.int32 if len(order) < 2 ** 31 else np.int64)
-        np.cumsum(x[1:] != x[:-1], out=rank[1:])                     # one more at each new value along the order
-        if len(rank) and rank[-1] >= 2 ** 16: return None
-        if ranks is None: ranks = np.empty(orders.shape, dtype=np.uint16)
-        ranks[j, order] = rank
-    if ranks is None: return np.empty(orders.shape, dtype=np.uint8)  # no column at all
-    return ranks.astype(np.uint8) if not ranks.size or ranks.max() < 2 ** 8 else ranks
-
-def _check_presorted(presorted, shape):
+def check_presorted(presorted, shape):
     "The orders `presorted` given to a grower, checked for shape and type only (a grower trusts what it is given)."
     presorted = np.asarray(presorted)
     n_samples, n_features = shape
@@ -634,18 +532,20 @@ def _whole_numbers(w):
 # %% ../nbs/07_levelwise.ipynb #78ec90f8
 @dataclass(frozen=True)
 class Tuning:
-    "The grower's performance settings, each measured in this chapter: where a faster path takes over. A plan carries them (`GrowthPlan.tuning`); they change the time, never the tree."
+    "How the grower computes, never what it grows: the size of its blocks, and its faster paths (functions; None: none), each with the size from which it takes over. A plan carries one (`GrowthPlan.tuning`; None: `PLAIN`, this chapter's plain grower); chapter 9 measures each faster path and hands them in the same way."
     block_elements: int = BLOCK_ELEMENTS             # a sweep's block of features, a partition's block, in (statistic, sample) entries
     sparse_cuts: float = SPARSE_CUTS                 # below this share of admissible positions, only those cuts are judged...
     sparse_min_positions: int = SPARSE_MIN_POSITIONS # ... from this many positions on
-    class_sums_from: int = CLASS_SUMS_FROM           # Gini and entropy from this many classes: each sample's own class
-    stable_sort_below: int = STABLE_SORT_BELOW       # rows: below, numpy's stable sort; from here on, the default sort repaired
-    ranks_from_bytes: int = RANKS_FROM_BYTES         # an X past this size is swept from its ranks
-    drawn_pairs_below: float = 0.5                   # below this share of (feature, node) pairs drawn, only those are swept
-    trees_batch_elements: int = 2 ** 21              # trees grown together: at most about this many (row, feature) entries
-    keep_orders: bool = False                        # sorted orders even where the growth needs none (drawn thresholds)
+    sort: Callable = stable_sort                     # each row of a block of columns (k, n) stably argsorted
+    ranks: Callable | None = None                    # (X, orders) -> each value's rank in its column (or None), swept instead of X...
+    ranks_from_bytes: int = 0                        # ... for an X past this size
+    class_splits: Callable | None = None             # Gini and entropy: a sweep of each sample's own class, not K columns...
+    class_sums_from: int = 0                         # ... from this many classes
+    drawn_pairs: Callable | None = None              # max_features: a sweep of the drawn (feature, node) pairs only...
+    drawn_pairs_below: float = 0.0                   # ... below this share of pairs drawn
+    without_orders: Callable | None = None           # drawn thresholds on numeric columns without NaN: a search with no sort
 
-DEFAULT_TUNING = Tuning()
+PLAIN = Tuning()
 
 # %% ../nbs/07_levelwise.ipynb #412305c1
 def _node_summaries(g, orders, counts, starts=None):
@@ -739,78 +639,6 @@ def _per_tree(g, tree, n_nodes, draw):
     in_frontier[grouped] = drawn                                        # whole rows: one contiguous copy per node
     return in_frontier
 
-def _search_without_orders(g, rows, stats, counts, frontier, units, best, where, tree=None):
-    "The search of a growth without orders (random thresholds, numeric columns without missing values), with `_features_to_search`'s draws from the same generators: each searchable node's first `max_features` drawn features (all if None) in slots, one (slot, node) value per row gathered from X's columns once for its range, its threshold and its cut; a node whose slots are all constant draws on, one feature at a time, into slot 0. Writes i(s) into `best` and positions into `where`; returns the searched pairs and the thresholds, (D, F) each, and the slots. `rows`: the frontier's rows grouped by node, `stats` their statistics (from the second on if the weights are 1)."
-    n_nodes, D = len(counts), g.n_features
-    active = np.flatnonzero(frontier.searchable)
-    def keys_and_uniforms(rng, nodes, k):      # each searchable node draws, as in `_features_to_search`: D keys that rank
-        keys = [rng.random((k, D))] if g.max_features is not None else []   # the features (if `max_features`), then D
-        return np.concatenate(keys + [rng.random((D, k)).T], axis=1)        # uniforms for the thresholds; one row a node
-    draws = _per_tree(g, None if tree is None else tree[active], len(active), keys_and_uniforms)
-    uniform = draws[:, -D:]                                              # (A, D)
-    if g.max_features is None: drawn, m = np.broadcast_to(np.arange(D), (len(active), D)), D     # every feature, no draw
-    else: drawn, m = draws[:, :D].argsort(axis=1), g.max_features      # each node's features, in its random order
-    size = counts[active]
-    offset = np.cumsum(size) - size                                      # each active node's start among the active rows
-    if len(active) < n_nodes:
-        kept = np.flatnonzero(np.repeat(frontier.searchable, counts))     # take, not a boolean mask: faster on 2 axes
-        rows, stats = rows.take(kept), stats.take(kept, axis=1)
-    feature = np.ascontiguousarray(drawn[:, :m].T)                      # (m, A): slot k holds the k-th feature each node drew
-    x = g.values(rows, None if g.max_features is None else feature, size)   # (m, n): one gather, all slots
-    lowest, highest = np.minimum.reduceat(x, offset, axis=1), np.maximum.reduceat(x, offset, axis=1)
-    useful = ~constant_features(lowest, highest)
-    stuck, step = ~useful.any(axis=0), m                                  # all constant: draw on until a useful one
-    while stuck.any() and step < D:
-        nodes = np.flatnonzero(stuck)
-        more = drawn[nodes, step]
-        sizes = size[nodes]
-        starts = np.cumsum(sizes) - sizes
-        positions = np.repeat(offset[nodes] - starts, sizes) + np.arange(sizes.sum())
-        values = g.values(rows[positions], more, sizes)
-        low, high = np.minimum.reduceat(values, starts), np.maximum.reduceat(values, starts)
-        ok = ~constant_features(low, high)
-        done = nodes[ok]
-        feature[0, done], lowest[0, done], highest[0, done], useful[0, done] = more[ok], low[ok], high[ok], True
-        kept = np.repeat(ok, sizes)
-        x[0, positions[kept]] = values[kept]
-        stuck[done], step = False, step + 1
-    threshold = lowest + (highest - lowest) * uniform[np.arange(len(active)), feature]
-    threshold = np.where(threshold == highest, lowest, threshold)          # scikit-learn's redraw rule
-    nodes = frontier._replace(counts=size, totals=frontier.totals[:, active], constant=frontier.constant[active],
-                              weight=frontier.weight[active], impurity=frontier.impurity[active],
-                              searchable=frontier.searchable[active], starts=offset)
-    sides = np.empty(x.shape, dtype=bool)                                  # kept to route the rows: 1 byte a value, not 8
-    lowest_cut, last_left = frontier_random_splits(x, stats, nodes, g.crit, threshold,
-                                                   None if g.positive is None else g.positive.take(rows), sides=sides)
-    lowest_cut[~useful] = np.inf
-    np.multiply(lowest_cut, units[active] if np.ndim(units) else units, out=lowest_cut, where=np.isfinite(lowest_cut))
-    best[feature, active], where[feature, active] = lowest_cut, last_left - offset + frontier.starts[active]
-    searched, thresholds = np.zeros((D, n_nodes), dtype=bool), np.zeros((D, n_nodes))
-    searched[feature, active], thresholds[feature, active] = useful, threshold
-    return searched, thresholds, _Slots(active, size, offset, feature, sides)
-
-class _Slots(NamedTuple):
-    "What `_search_without_orders` found, kept to route the rows: the searched nodes, their sizes and starts among their rows, each slot's feature and the side of each of its values."
-    active: np.ndarray        # (A,) the searchable nodes
-    size: np.ndarray          # (A,) their rows
-    offset: np.ndarray        # (A,) where each one's rows start among theirs
-    feature: np.ndarray       # (m, A) each slot's feature
-    sides: np.ndarray         # (m, n_A) each slot's side (True: left) at the nodes' rows, at its drawn threshold
-
-def _sides(slots, feature, counts):
-    "Which positions of the frontier go left (False where no split was searched), given each node's chosen `feature`: the sides the search computed for that feature's slot."
-    slot = np.argmax(slots.feature == feature[slots.active], axis=0)    # the chosen feature's slot in each searched node
-    n = slots.sides.shape[1]
-    chosen = np.repeat(slot * n, slots.size)                              # each position's side in the flattened slots
-    chosen += np.arange(n)
-    left = slots.sides.reshape(-1).take(chosen)
-    if len(slots.active) == len(counts): return left
-    goes_left = np.zeros(int(counts.sum()), dtype=bool)
-    searched = np.zeros(len(counts), dtype=bool)
-    searched[slots.active] = True
-    goes_left[np.repeat(searched, counts)] = left
-    return goes_left
-
 # %% ../nbs/07_levelwise.ipynb #22859c26
 def _search_frontier(g, orders, counts, depth, tree=None):
     "The `FrontierSearch` of the frontier whose feature orders are `orders`, `counts` samples per node, at `depth` (a number or one per node), for growth `g`; `tree`: each node's tree (None: all of tree 0)."
@@ -823,7 +651,7 @@ def _search_frontier(g, orders, counts, depth, tree=None):
     if not g.sorted and searchable.any():                               # random thresholds, no orders: one search of its own
         frontier = frontier_layout(counts, node_stats, g.crit, searchable, g.rules.min_samples_leaf, g.rules.min_weight_leaf,
                                    g.children_rule, True, g.weights_are_one, in_units, weight, positions=False, starts=starts)
-        searched, threshold, slots = _search_without_orders(g, orders[0], position_stats, counts, frontier, units, best, where, tree)
+        searched, threshold, slots = g.tuning.without_orders(g, orders[0], position_stats, counts, frontier, units, best, where, tree)
         best[~searched] = np.inf
     elif searchable.any():
         searched, threshold, n_missing, missing_left = _features_to_search(g, orders, counts, searchable, tree, starts)
@@ -841,13 +669,15 @@ def _search_frontier(g, orders, counts, depth, tree=None):
                 found[j] = _search_nodes(g.searches[j], g.X[:, j], g.y, g.w, orders[j], counts, searched[j],
                                          g.criterion, g.n_classes, g.rules.min_samples_leaf, g.rules.min_weight_leaf)
                 best[j] = [np.inf if s is None else s.impurity for s in found[j]]
-        few_drawn = (len(swept) and len(swept) * orders.shape[1] > g.tuning.block_elements   # within one block, sweeping all costs fewer calls
+        few_drawn = (g.tuning.drawn_pairs is not None and len(swept) and len(swept) * orders.shape[1] > g.tuning.block_elements   # within one block, sweeping all costs fewer calls
                      and np.count_nonzero(searched[swept]) < g.tuning.drawn_pairs_below * searched[swept].size)
-        if threshold is not None:
+        if threshold is not None and few_drawn and not with_missing:                      # max_features: few pairs drawn
+            g.tuning.drawn_pairs(g, searched, swept, orders, frontier, node_stats, units, best, where, threshold)
+        elif threshold is not None:
             _sweep_random(g, np.sort(np.concatenate([swept, swept_missing])), orders, frontier, threshold, missing_left,
-                          with_missing, units, best, where, *((searched, node_stats) if few_drawn else ()))
+                          with_missing, units, best, where)
         elif few_drawn and not g.class_sums:
-            _sweep_drawn(g, searched, swept, orders, frontier, node_stats, units, best, where)   # max_features: few pairs drawn
+            g.tuning.drawn_pairs(g, searched, swept, orders, frontier, node_stats, units, best, where)
         elif len(swept): _sweep(g, swept, orders, frontier, node_stats, units, best, where)
         if threshold is None and len(swept_missing):
             _sweep_missing(g, swept_missing, orders, counts, frontier, node_stats, searchable, units, best, where, missing_left)
@@ -856,7 +686,7 @@ def _search_frontier(g, orders, counts, depth, tree=None):
     feature = ties_with_best(best, lowest, impurity).argmax(axis=0)
     splits = searchable & np.isfinite(lowest) & g.rules.worth_splitting(weight / g.total_weight[0 if tree is None else tree], impurity, lowest)
     return FrontierSearch(value, impurity, weight, splits, lowest, feature, where, threshold, found, missing_left, n_missing,
-                          None if slots is None else _sides(slots, feature, counts), starts)
+                          None if slots is None else slots.goes_left(feature, counts), starts)
 
 # %% ../nbs/07_levelwise.ipynb #0740cf0e
 def _rows(orders, js):
@@ -882,7 +712,7 @@ def _sweep(g, swept, orders, frontier, node_stats, units, best, where):
             js = swept[lo:lo + block]
             order = _rows(orders, js)
             positive = None if g.positive is None else g.positive.take(order)
-            best[js], where[js] = frontier_class_splits(g.compared(js[:, None], order), g.y.take(order),
+            best[js], where[js] = g.tuning.class_splits(g.compared(js[:, None], order), g.y.take(order),
                                                         None if g.unit_weights else g.w.take(order), frontier,
                                                         g.crit, node_stats.T, positive)
         return
@@ -895,40 +725,6 @@ def _sweep(g, swept, orders, frontier, node_stats, units, best, where):
         lowest_b, where[js] = frontier_column_splits(g.compared(js[:, None], order), _take_columns(stats, order),
                                                      frontier, g.crit, positive, overwrite_stats=True, **g.sparse)
         best[js] = np.where(np.isfinite(lowest_b), lowest_b * units, np.inf)   # to real units; inf stays inf (the loop's errstate)
-
-# %% ../nbs/07_levelwise.ipynb #drawnpr2
-def _drawn_pairs(g, searched, swept, orders, frontier, node_stats, n_stats, positions=True):
-    "The (feature, node) pairs of the features `swept` that `searched` draws, a block of pairs at a time: features `j`, nodes `f`, each pair's first position among the pairs, the pairs' samples (their order), each position's feature and the pairs' `Frontier` (without its per-position arrays unless `positions`: a cut at a drawn threshold needs the nodes' only)."
-    js, fs = np.nonzero(searched[swept])
-    js = swept[js]
-    starts, sizes = frontier.starts, frontier.counts[fs]
-    block = (np.cumsum(sizes) - sizes) // max(1, g.tuning.block_elements // n_stats)   # about a block's worth of positions each
-    bounds = np.r_[0, np.flatnonzero(block[1:] != block[:-1]) + 1, len(fs)].tolist() if len(fs) else [0]
-    for a, b in zip(bounds[:-1], bounds[1:]):
-        j, f, size = js[a:b], fs[a:b], sizes[a:b]
-        offset = np.cumsum(size) - size                                   # each pair's first position among the pairs
-        feature = np.repeat(j, size)
-        if orders.flags.c_contiguous:                                     # one index into the flattened orders (C-ordered
-            flat = np.repeat(starts[f] - offset + j * orders.shape[1], size)  # after every in-place partition), not
-            flat += np.arange(len(flat))                                  # a pair of indices (feature, position)
-            order = orders.reshape(-1).take(flat)
-        else: order = orders[feature, np.repeat(starts[f] - offset, size) + np.arange(offset[-1] + size[-1])]   # a gather: a copy
-        pairs = (frontier_layout(size, node_stats[:, f], g.crit, frontier.searchable[f], frontier.min_samples_leaf,
-                                 frontier.min_weight_leaf, frontier.children_rule, True, frontier.weights_are_one,
-                                 frontier.impurity[f], frontier.weight[f]) if positions else
-                 frontier._replace(counts=size, n_left=None, allowed=None, segment=None, totals=frontier.totals[:, f],
-                                   constant=frontier.constant[f], weight=frontier.weight[f], impurity=frontier.impurity[f],
-                                   searchable=frontier.searchable[f], starts=offset))
-        yield j, f, offset, order, feature, pairs
-
-def _sweep_drawn(g, searched, swept, orders, frontier, node_stats, units, best, where):
-    "As `_sweep`, for the (feature, node) pairs of the features `swept` that `searched` draws only: the pairs are the segments of one frontier."
-    stats = g.swept_stats(frontier)                                      # the weights, if all 1, are not gathered
-    for j, f, offset, order, feature, pairs in _drawn_pairs(g, searched, swept, orders, frontier, node_stats, len(stats)):
-        lowest, position = frontier_column_splits(g.compared(feature, order), stats.take(order, axis=1), pairs, g.crit,
-                                                  None if g.positive is None else g.positive.take(order), overwrite_stats=True, **g.sparse)
-        best[j, f] = np.where(np.isfinite(lowest), lowest * (units[f] if np.ndim(units) else units), np.inf)   # inf stays inf
-        where[j, f] = position - offset + frontier.starts[f]               # back to the position in the feature's order
 
 # %% ../nbs/07_levelwise.ipynb #1c6ada61
 def _sweep_missing(g, swept, orders, counts, frontier, node_stats, searchable, units, best, where, missing_left):
@@ -949,17 +745,9 @@ def _sweep_missing(g, swept, orders, counts, frontier, node_stats, searchable, u
                                                                         frontier, g.crit, positive)
         best[js] = np.where(np.isfinite(lowest_b), lowest_b * units, np.inf)
 
-def _sweep_random(g, swept, orders, frontier, threshold, missing_left, with_missing, units, best, where, searched=None, node_stats=None):
-    "The cut of every node at its drawn threshold, one feature of `swept` at a time (`splitter='random'`); or, given `searched` and no missing value, of the drawn (feature, node) pairs only."
+def _sweep_random(g, swept, orders, frontier, threshold, missing_left, with_missing, units, best, where):
+    "The cut of every node at its drawn threshold, one feature of `swept` at a time (`splitter='random'`)."
     rows = g.crit.proxy_statistics if not g.children_rule else None
-    if searched is not None and not with_missing:
-        stats = g.stats[:rows]
-        for j, f, offset, order, feature, pairs in _drawn_pairs(g, searched, swept, orders, frontier, node_stats, len(stats), False):
-            lowest, last_left = frontier_random_splits(g.values(order, feature), stats.take(order, axis=1), pairs, g.crit, threshold[j, f],
-                                                       None if g.positive is None else g.positive.take(order))
-            np.multiply(lowest, units[f] if np.ndim(units) else units, out=lowest, where=np.isfinite(lowest))
-            best[j, f], where[j, f] = lowest, last_left - offset + frontier.starts[f]
-        return
     for j in swept:
         positive_j = None if g.positive is None else g.positive.take(orders[j])
         lowest_j, where[j] = frontier_random_splits(_gather(g.X, j, orders[j]),
@@ -971,23 +759,23 @@ def _sweep_random(g, swept, orders, frontier, threshold, missing_left, with_miss
 def grow_levelwise(X, y, criterion="gini", sample_weight=None, n_classes=None, *, categorical=(), node_searches=None,
                    max_depth=None, min_samples_split=2, min_samples_leaf=1, min_impurity_decrease=0.0, min_weight_leaf=0.0,
                    max_leaf_nodes=None, max_features=None, splitter="best", random_state=None, presorted=None, tuning=None):
-    "Grow the same `Tree` as `grow_tree`, one depth at a time (best first if `max_leaf_nodes`): `plan_growth` checks the arguments once (and `presorted`, the stable argsort of every column of X, (D, N), if already computed), `grow_levelwise_from_plan` grows; `tuning`: a `Tuning` (None: the defaults)."
+    "Grow the same `Tree` as `grow_tree`, one depth at a time (best first if `max_leaf_nodes`): `plan_growth` checks the arguments once (and `presorted`, the stable argsort of every column of X, (D, N), if already computed), `grow_levelwise_from_plan` grows; `tuning`: a `Tuning` (None: `PLAIN`)."
     X, y, w, plan = plan_growth(X, y, criterion, sample_weight, n_classes, categorical=categorical, max_depth=max_depth,
                                 min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
                                 min_impurity_decrease=min_impurity_decrease, min_weight_leaf=min_weight_leaf,
                                 max_leaf_nodes=max_leaf_nodes, max_features=max_features, splitter=splitter, random_state=random_state)
-    plan = plan if tuning is None else replace(plan, tuning=tuning)      # chapter 07's performance settings, if not the defaults
-    return grow_levelwise_from_plan(plan, X, y, w, None if presorted is None else _check_presorted(presorted, X.shape), node_searches)
+    plan = plan if tuning is None else replace(plan, tuning=tuning)      # how to compute (chapter 9's `FAST`, say)
+    return grow_levelwise_from_plan(plan, X, y, w, None if presorted is None else check_presorted(presorted, X.shape), node_searches)
 
 def grow_levelwise_from_plan(plan, X, y, w, presorted=None, node_searches=None):
     "Grow a `Tree` one depth at a time as the checked `plan` says, segmented sums over per-feature orders kept by stable partition (best first if the plan has `max_leaf_nodes`); `presorted`: the stable argsort of every column of X, (D, N), if already computed."
     if plan.rules.max_leaf_nodes is not None: return grow_best_first_from_plan(plan, X, y, w, presorted, node_searches)
-    growth = _Growth(plan, X, y, w, node_searches, presorted)
-    builder, n_levels = _grow_depth_by_depth(growth), growth.n_levels
+    growth = Growth(plan, X, y, w, node_searches, presorted)
+    builder, n_levels = grow_depth_by_depth(growth), growth.n_levels
     del growth                                 # free the orders and statistics before the tree's arrays are built
     return builder.build(n_levels)
 
-def _grow_depth_by_depth(growth):
+def grow_depth_by_depth(growth):
     "The loop over depths, for every tree of `growth` at once (one root per tree): returns the builder that holds them."
     builder, orders, depth = TreeBuilder(), growth.orders, 0
     counts, tree = growth.roots, None if len(growth.roots) == 1 else np.arange(len(growth.roots))   # None: one tree
@@ -1076,11 +864,11 @@ def grow_best_first(X, y, criterion="gini", sample_weight=None, n_classes=None, 
                                 min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
                                 min_impurity_decrease=min_impurity_decrease, min_weight_leaf=min_weight_leaf,
                                 max_leaf_nodes=max_leaf_nodes, max_features=max_features, splitter=splitter, random_state=random_state)
-    return grow_best_first_from_plan(plan, X, y, w, None if presorted is None else _check_presorted(presorted, X.shape), node_searches)
+    return grow_best_first_from_plan(plan, X, y, w, None if presorted is None else check_presorted(presorted, X.shape), node_searches)
 
 def grow_best_first_from_plan(plan, X, y, w, presorted=None, node_searches=None):
     "Grow a `Tree` best first, as the checked `plan` says: split the leaf whose best split decreases the weighted impurity most, until the plan's `max_leaf_nodes` leaves (None: no limit); `presorted`: the stable argsort of every column of X, (D, N), if already computed."
-    growth = _Growth(plan, X, y, w, node_searches, presorted)
+    growth = Growth(plan, X, y, w, node_searches, presorted)
     builder, queue, created = TreeBuilder(), [], count()
     def add(orders, counts, parents, is_left, depth):
         "Search new nodes as one frontier, write them, and queue those worth splitting, each with its slice of the orders."
@@ -1109,87 +897,3 @@ def _one_node(found, f, start, count):
                           None if found.missing_left is None else found.missing_left[:, keep],
                           None if found.n_missing is None else found.n_missing[:, keep],
                           None if found.goes_left is None else found.goes_left[start:start + count])
-
-# %% ../nbs/07_levelwise.ipynb #6116735c
-def subset_orders(orders, rows):
-    "The orders of the rows where boolean `rows` holds, renumbered as in `X[rows]`: a stable partition, not a new sort (picked by `np.compress`, which does not branch on the mask as boolean indexing does)."
-    renumber = np.cumsum(rows, dtype=orders.dtype) - 1
-    return renumber.take(np.compress(rows.take(orders).ravel(), orders)).reshape(len(orders), -1)
-
-# %% ../nbs/07_levelwise.ipynb #8462ae61
-def trees_orders(plan, X, presorted=None):
-    "The orders `grow_trees_from_plan` reads with this `plan`: `presorted`, or `presort(X)` if not given; None where the growth keeps no orders (random thresholds on numeric columns without missing values)."
-    node_searched = bool(plan.categorical) or not criterion_of(plan.criterion, plan.n_classes).sufficient_statistics
-    tuning = DEFAULT_TUNING if plan.tuning is None else plan.tuning
-    if not (tuning.keep_orders or keeps_orders(plan.splitter, node_searched, int(np.isnan(X).any()) if X.size else 0)): return None
-    return presort(X, tuning.stable_sort_below, tuning.block_elements) if presorted is None else presorted
-
-
-def grow_trees(X, y, criterion="gini", sample_weights=None, n_classes=None, *, random_states=None, presorted=None, categorical=(),
-               max_depth=None, min_samples_split=2, min_samples_leaf=1, min_impurity_decrease=0.0, min_weight_leaf=0.0,
-               max_leaf_nodes=None, max_features=None, splitter="best", tuning=None):
-    "One `Tree` per row of `sample_weights` (B, N), with `random_states[b]` and `min_weight_leaf` (a number, or one per tree): the arguments checked once (`plan_growth`, and each row of weights), then `grow_trees_from_plan`."
-    sample_weights = np.atleast_2d(np.asarray(sample_weights, dtype=float))
-    B = len(sample_weights)
-    random_states = [None] * B if random_states is None else list(random_states)
-    if len(random_states) != B or sample_weights.shape[1] != len(X):
-        raise ValueError(f"grow_trees needs one row of sample_weights per tree, one weight per row of X ({len(X)}), and one seed "
-                         f"per tree: got sample_weights of shape {sample_weights.shape} and {len(random_states)} seeds")
-    min_weight_leaf = np.broadcast_to(np.asarray(min_weight_leaf, dtype=float), (B,))
-    X, y, _, plan = plan_growth(X, y, criterion, None, n_classes, categorical=categorical, max_depth=max_depth,
-                                min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
-                                min_impurity_decrease=min_impurity_decrease, min_weight_leaf=float(min_weight_leaf.max()),
-                                max_leaf_nodes=max_leaf_nodes, max_features=max_features, splitter=splitter)
-    for w in sample_weights: check_sample_weight(w, len(X))
-    plan = plan if tuning is None else replace(plan, tuning=tuning)
-    if presorted is not None: presorted = _check_presorted(presorted, X.shape)
-    return grow_trees_from_plan(plan, X, y, sample_weights, random_states, presorted, min_weight_leaf)
-
-def grow_trees_from_plan(plan, X, y, sample_weights, random_states, presorted=None, min_weight_leaf=None):
-    "One `Tree` per row of `sample_weights` (B, N), as the checked `plan` says: tree b is `grow_levelwise_from_plan` on the rows of positive weight in row b, with seed `random_states[b]` (`min_weight_leaf`: one per tree, None: the plan's); grown together, a batch of trees as one frontier; `presorted`: `presort(X)`, if already computed."
-    X = np.ascontiguousarray(X, dtype=float)
-    B = len(sample_weights)
-    min_weight_leaf = np.full(B, plan.rules.min_weight_leaf) if min_weight_leaf is None else np.asarray(min_weight_leaf, dtype=float)
-    orders = trees_orders(plan, X, presorted)
-    with_rule = lambda weight_leaf: (plan if weight_leaf == plan.rules.min_weight_leaf
-                                     else replace(plan, rules=replace(plan.rules, min_weight_leaf=float(weight_leaf))))
-    if plan.rules.max_leaf_nodes is not None or len(np.unique(min_weight_leaf)) > 1:   # best first, or rules that differ: one at a time
-        return [grow_levelwise_from_plan(replace(with_rule(weight_leaf), random_state=seed), X_t, y_t, w_t, _orders_of(orders, w))
-                for w, seed, weight_leaf in zip(sample_weights, random_states, min_weight_leaf) for X_t, y_t, w_t in [_rows_of(X, y, w)]]
-    plan = with_rule(min_weight_leaf[0]) if B else plan
-    batch = (DEFAULT_TUNING if plan.tuning is None else plan.tuning).trees_batch_elements
-    per_tree = max(1, batch // max(1, np.count_nonzero(sample_weights[0]) * X.shape[1]))
-    ranks = None if orders is None or np.isnan(X).any() else _dense_ranks(X, orders)   # X's: every tree's rows read them
-    trees = []
-    for lo in range(0, B, per_tree):
-        trees += _grow_together(plan, X, y, sample_weights[lo:lo + per_tree], random_states[lo:lo + per_tree], orders, ranks)
-    return trees
-
-# %% ../nbs/07_levelwise.ipynb #1c37fa50
-def _rows_of(X, y, w):
-    "X, y and weights of the rows of positive weight `w` (no copy if every row has some)."
-    rows = w > 0
-    return (X, y, w) if rows.all() else (X[rows], y[rows], w[rows])
-
-def _orders_of(orders, w):
-    "The presorted orders of the rows of positive weight `w` (None: no orders kept)."
-    rows = w > 0
-    return orders if orders is None or rows.all() else subset_orders(orders, rows)
-
-def _grow_together(plan, X, y, sample_weights, seeds, orders, ranks=None):
-    "Grow the trees of a few rows of the weight table as one growth: their rows stacked, each tree a root of the first frontier; `ranks`: `_dense_ranks(X, orders)`, if made."
-    rows = [np.flatnonzero(w > 0) for w in sample_weights]
-    sizes = np.array([len(r) for r in rows])
-    offsets = np.cumsum(sizes) - sizes
-    stacked = np.concatenate(rows)                                    # each tree's rows, one tree after another
-    stacked_orders = (None if orders is None else
-                      np.concatenate([_orders_of(orders, w) + offset for w, offset in zip(sample_weights, offsets.tolist())], axis=1))
-    categorical = list(plan.categorical)
-    growth = _Growth(plan, X, y, sample_weights[np.repeat(np.arange(len(rows)), sizes), stacked], None, stacked_orders, roots=sizes,
-                     rows=stacked,                       # copied by a growth with orders; one without reads X's columns there
-                     ranks=None if ranks is None else ranks.take(stacked, axis=1), seeds=seeds)   # X's ranks, in the stacked rows' order
-    builder = _grow_depth_by_depth(growth)
-    del growth
-    codes = [X[r][:, categorical] for r in rows] if len(categorical) else []
-    n_levels = [int(np.nanmax(c)) + 1 if not np.isnan(c).all() else 0 for c in codes] or 0   # each tree's level tables, as alone
-    return builder.build_each(n_levels)

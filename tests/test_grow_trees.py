@@ -1,4 +1,4 @@
-"""Many trees at once (chapter 07's `grow_trees`): each tree equals the tree `grow_levelwise` grows alone from its rows and
+"""Many trees at once (chapter 15's `grow_trees`, with chapter 9's `FAST` paths): each tree equals the tree `grow_levelwise` grows alone from its rows and
 seed, for every criterion, weights, ties, categorical columns, missing values, drawn features and drawn thresholds; and the
 growth without sorted orders (random thresholds) equals the growth with them."""
 import itertools
@@ -6,8 +6,11 @@ import itertools
 import numpy as np
 import pytest
 
-import climbing_trees.levelwise as levelwise
-from climbing_trees.levelwise import Tuning, grow_levelwise, grow_trees, presort
+from dataclasses import replace
+
+from climbing_trees.levelwise import PLAIN, grow_levelwise, presort
+from climbing_trees.fast import FAST
+from climbing_trees.forests import grow_trees, trees_orders
 from climbing_trees.tree import tree_differences
 from climbing_trees.growth import GrowthPlan
 
@@ -49,7 +52,7 @@ def test_each_tree_equals_the_tree_grown_alone(case, columns, splitter, max_feat
     seeds = [11, 12, 13, 14]
     for rules in (dict(), dict(min_samples_leaf=3, max_depth=5), dict(min_impurity_decrease=0.02), dict(min_weight_leaf=3.0)):
         trees = grow_trees(X, y, criterion, W, k, random_states=seeds, categorical=categorical, max_features=max_features,
-                           splitter=splitter, **rules)
+                           splitter=splitter, tuning=FAST, **rules)
         for tree, w, seed in zip(trees, W, seeds):
             rows = w > 0
             alone = grow_levelwise(X[rows], y[rows], criterion, w[rows], k, categorical=categorical, max_features=max_features,
@@ -62,9 +65,8 @@ def test_batches_best_first_and_rules_that_differ_per_tree():
     y = rng.integers(0, 2, len(X))
     W = bootstrap_weights(rng, len(X), 5, False)
     alone = [grow_levelwise(X[w > 0], y[w > 0], "gini", w[w > 0], 2, max_features=3, random_state=s) for s, w in enumerate(W)]
-    two_a_batch = Tuning(trees_batch_elements=2 * len(X) * X.shape[1])                  # about two trees per batch
     for tree, reference in zip(grow_trees(X, y, "gini", W, 2, random_states=range(5), max_features=3, presorted=presort(X),
-                                          tuning=two_a_batch), alone):
+                                          tuning=FAST, batch_elements=2 * len(X) * X.shape[1]), alone):   # about two trees a batch
         assert tree_differences(tree, reference) == []
     budget = grow_trees(X, y, "gini", W, 2, random_states=range(5), max_leaf_nodes=6)              # best first: one at a time
     assert [t.n_leaves for t in budget] == [6] * 5
@@ -83,8 +85,8 @@ def test_random_thresholds_without_orders_equal_those_with_orders(seed):
     y = target(rng, X, criterion, k)
     w = rng.integers(0, 3, n).astype(float) if seed % 2 else None
     options = dict(max_features=int(rng.integers(1, d + 1)), splitter="random", random_state=seed, min_samples_leaf=int(rng.integers(1, 4)))
-    without = grow_levelwise(X, y, criterion, w, k, **options)
-    assert tree_differences(without, grow_levelwise(X, y, criterion, w, k, tuning=Tuning(keep_orders=True), **options)) == []
+    without = grow_levelwise(X, y, criterion, w, k, tuning=FAST, **options)                 # FAST: no orders where none are needed
+    assert tree_differences(without, grow_levelwise(X, y, criterion, w, k, tuning=PLAIN, **options)) == []
 
 
 def test_bad_tables_are_refused():
@@ -97,15 +99,16 @@ def test_bad_tables_are_refused():
 
 def test_trees_orders_are_those_the_growth_reads():
     rng, X = data(3)
-    np.testing.assert_array_equal(levelwise.trees_orders(GrowthPlan("gini", 2), X), presort(X))
-    assert levelwise.trees_orders(GrowthPlan("squared_error", splitter="random"), X) is None   # drawn thresholds, numeric: no orders
+    np.testing.assert_array_equal(trees_orders(GrowthPlan("gini", 2), X), presort(X))
+    assert trees_orders(GrowthPlan("squared_error", splitter="random", tuning=FAST), X) is None   # drawn thresholds, numeric: no orders
+    np.testing.assert_array_equal(trees_orders(GrowthPlan("squared_error", splitter="random"), X), presort(X))   # PLAIN: always orders
     for reason in (dict(categorical=(1,)), dict(criterion="absolute_error")):              # node-searched columns read orders
-        options = dict(criterion="squared_error", splitter="random") | reason
-        np.testing.assert_array_equal(levelwise.trees_orders(GrowthPlan(**options), X), presort(X))
+        options = dict(criterion="squared_error", splitter="random", tuning=FAST) | reason
+        np.testing.assert_array_equal(trees_orders(GrowthPlan(**options), X), presort(X))
     X[0, 2] = np.nan                                                                       # missing values: the sorted search
-    np.testing.assert_array_equal(levelwise.trees_orders(GrowthPlan("gini", 2, splitter="random"), X), presort(X))
+    np.testing.assert_array_equal(trees_orders(GrowthPlan("gini", 2, splitter="random", tuning=FAST), X), presort(X))
     given = presort(X)
-    assert levelwise.trees_orders(GrowthPlan("gini", 2), X, presorted=given) is given
+    assert trees_orders(GrowthPlan("gini", 2), X, presorted=given) is given
 
 
 @pytest.mark.parametrize("case", CASES)
@@ -115,7 +118,7 @@ def test_trees_grown_together_read_the_ranks_of_X(case):
     rng, X = data(21)
     y = target(rng, X, criterion, k)
     W = bootstrap_weights(rng, len(X), 4, True)
-    as_if_large = levelwise.Tuning(ranks_from_bytes=0)                    # as if X were larger than a cache: ranks are read
+    as_if_large = replace(FAST, ranks_from_bytes=0)                    # as if X were larger than a cache: ranks are read
     trees = grow_trees(X, y, criterion, W, k, random_states=range(4), max_features=3, tuning=as_if_large)
     for tree, w, seed in zip(trees, W, range(4)):
         rows = w > 0

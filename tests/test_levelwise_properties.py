@@ -10,7 +10,10 @@ from climbing_trees.naive import best_split
 from climbing_trees.growth import grow_tree
 from climbing_trees.criteria import SPLIT_SEARCHES, median_column_split, vectorized_column_split
 from climbing_trees.categorical import column_searches
-from climbing_trees.levelwise import Tuning, grow_levelwise, presort
+from dataclasses import replace
+
+from climbing_trees.levelwise import PLAIN, Tuning, grow_levelwise, presort
+from climbing_trees.fast import FAST, stable_argsort
 from strategies import problems
 
 RULES = (st.one_of(st.none(), st.integers(1, 6)),     # max_depth
@@ -152,7 +155,8 @@ SEARCH_SETTINGS = {                                    # the search's size-depen
     "class sums from 2 classes": dict(class_sums_from=2),
     "K columns always": dict(class_sums_from=10 ** 9),
     "ranks, even for a small X": dict(ranks_from_bytes=0),
-    "the default sort repaired, even for a small X": dict(stable_sort_below=0),
+    "the default sort repaired, even for a small X": dict(sort=stable_argsort),
+    "the plain grower": {},
 }
 
 
@@ -163,7 +167,7 @@ def test_every_search_path_grows_the_vectorized_tree(problem, setting, min_sampl
     X, y, w, criterion, n_classes = problem
     rules = dict(min_samples_leaf=min_samples_leaf, min_weight_leaf=min_weight_leaf)
     expected = grow_tree(X, y, criterion, w, n_classes, find_split=SPLIT_SEARCHES["vectorized"], **rules)
-    grown = grow_levelwise(X, y, criterion, w, n_classes, tuning=Tuning(**SEARCH_SETTINGS[setting]), **rules)
+    grown = grow_levelwise(X, y, criterion, w, n_classes, tuning=replace(FAST, **SEARCH_SETTINGS[setting]) if SEARCH_SETTINGS[setting] else PLAIN, **rules)
     assert tree_differences(grown, expected) == []
 
 
@@ -171,12 +175,12 @@ def test_every_search_path_grows_the_vectorized_tree(problem, setting, min_sampl
 @given(st.integers(0, 2**32 - 1), st.integers(0, 50), st.integers(1, 4), st.integers(1, 6), st.sampled_from([0.0, 0.1, 0.5]),
        st.sampled_from([0, 512]))
 def test_presort_is_the_stable_sort(seed, n, d, n_values, nan_share, below):
-    "`presort`, numpy's default sort with its ties repaired (or the stable sort below `STABLE_SORT_BELOW`), is numpy's stable argsort: columns with few values, NaN, both zeros and infinities."
+    "`presort` with chapter 9's sort, numpy's default sort with its ties repaired (or the stable sort below `STABLE_SORT_BELOW`), is numpy's stable argsort: columns with few values, NaN, both zeros and infinities."
     rng = np.random.default_rng(seed)
     X = rng.choice(np.array([-np.inf, -1.5, -0.0, 0.0, 0.25, 3.0, np.inf])[:n_values + 1], size=(n, d))
     X[rng.random((n, d)) < nan_share] = np.nan
     if d > 1: X[:, -1] = rng.normal(size=n)                                       # distinct values
-    got = presort(X, stable_sort_below=below)
+    got = presort(X, replace(FAST, sort=stable_argsort) if below == 0 else FAST)
     assert got.dtype == np.int32 and np.array_equal(got, np.argsort(X, axis=0, kind="stable").T)
 
 

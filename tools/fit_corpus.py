@@ -144,7 +144,8 @@ def estimator_fits():
     return C + R + E
 
 def engine_fits():
-    from climbing_trees.levelwise import grow_levelwise, grow_trees
+    from climbing_trees.levelwise import grow_levelwise
+    from climbing_trees.forests import grow_trees
     from climbing_trees.growth import grow_tree
     from climbing_trees.missing import grow_surrogate
     codes = lambda y: np.unique(y, return_inverse=True)[1]
