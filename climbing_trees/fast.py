@@ -12,7 +12,7 @@ from .levelwise import (Tuning, by_row_blocks, frontier_column_splits, frontier_
 
 # %% auto #0
 __all__ = ['CLASS_SUMS_FROM', 'RANKS_FROM_BYTES', 'STABLE_SORT_BELOW', 'FAST', 'own_class_before', 'frontier_class_splits',
-           'dense_ranks', 'repaired_sort', 'stable_argsort', 'sweep_drawn_pairs', 'read_values',
+           'dense_ranks', 'repaired_sort', 'stable_argsort', 'read_values', 'sweep_drawn_pairs',
            'search_without_orders']
 
 # %% ../nbs/09_making_numpy_fast.ipynb #75e4fbc7
@@ -119,6 +119,18 @@ def stable_argsort(columns):
     return order
 
 # %% ../nbs/09_making_numpy_fast.ipynb #c60b9fe3
+def read_values(g, rows, features=None, counts=None):
+    "What a growth `g` reads of X at the (row, feature) pairs `rows`, `features` (None: every feature of each row, (D, n)): from the columns if kept, else from the rows. With `counts`, `features` (..., S) holds one feature per segment of `rows`, `counts` rows each."
+    if features is None: return g.X.take(rows, axis=0).T if g.columns is None else g.columns.take(
+        rows if g.source is None else g.source.take(rows), axis=1)      # one shared index: no arithmetic
+    if g.columns is None: table, feature_step, row_step = g.X, 1, g.n_features
+    else: table, feature_step, row_step = g.columns, g.columns.shape[1], 1
+    if g.columns is not None and g.source is not None: rows = g.source.take(rows)
+    flat = np.multiply(features, feature_step, dtype=np.intp)     # per segment: one product a segment, not a position
+    if counts is not None: flat = np.repeat(flat, counts, axis=-1)
+    flat += rows if row_step == 1 else np.multiply(rows, row_step, dtype=np.intp)   # in place: one long index array
+    return table.reshape(-1).take(flat)
+
 def _drawn_pairs(g, searched, swept, orders, frontier, node_stats, n_stats, positions=True):
     "The (feature, node) pairs of the features `swept` that `searched` draws, a block of pairs at a time: features `j`, nodes `f`, each pair's first position among the pairs, the pairs' samples (their order), each position's feature and the pairs' `Frontier` (without its per-position arrays unless `positions`: a cut at a drawn threshold needs the nodes' only)."
     js, fs = np.nonzero(searched[swept])
@@ -162,18 +174,6 @@ def sweep_drawn_pairs(g, searched, swept, orders, frontier, node_stats, units, b
         where[j, f] = position - offset + frontier.starts[f]               # back to the position in the feature's order
 
 # %% ../nbs/09_making_numpy_fast.ipynb #3675d6b1
-def read_values(g, rows, features=None, counts=None):
-    "What a growth `g` reads of X at the (row, feature) pairs `rows`, `features` (None: every feature of each row, (D, n)): from the columns if kept, else from the rows. With `counts`, `features` (..., S) holds one feature per segment of `rows`, `counts` rows each."
-    if features is None: return g.X.take(rows, axis=0).T if g.columns is None else g.columns.take(
-        rows if g.source is None else g.source.take(rows), axis=1)      # one shared index: no arithmetic
-    if g.columns is None: table, feature_step, row_step = g.X, 1, g.n_features
-    else: table, feature_step, row_step = g.columns, g.columns.shape[1], 1
-    if g.columns is not None and g.source is not None: rows = g.source.take(rows)
-    flat = np.multiply(features, feature_step, dtype=np.intp)     # per segment: one product a segment, not a position
-    if counts is not None: flat = np.repeat(flat, counts, axis=-1)
-    flat += rows if row_step == 1 else np.multiply(rows, row_step, dtype=np.intp)   # in place: one long index array
-    return table.reshape(-1).take(flat)
-
 def search_without_orders(g, rows, stats, counts, frontier, units, best, where, tree=None):
     "The search of a growth without orders (random thresholds, numeric columns without missing values), with `_features_to_search`'s draws from the same generators: each searchable node's first `max_features` drawn features (all if None) in slots, one (slot, node) value per row gathered from X's columns once for its range, its threshold and its cut; a node whose slots are all constant draws on, one feature at a time, into slot 0. Writes i(s) into `best` and positions into `where`; returns the searched pairs and the thresholds, (D, F) each, and the slots. `rows`: the frontier's rows grouped by node, `stats` their statistics (from the second on if the weights are 1)."
     n_nodes, D = len(counts), g.n_features
