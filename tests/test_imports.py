@@ -112,7 +112,7 @@ def test_the_public_api_imports_nothing_for_its_side_effects():
 
 
 @pytest.mark.parametrize("source, expected", [
-    ("from climbing_trees.naive import grow_tree", ["naive"])
+    ("from climbing_trees.growth import grow_tree", ["growth"]),
     ("x = 'from climbing_trees.levelwise import grow_levelwise'", ["levelwise"]),
     ("from climbing_trees import DecisionTreeClassifier, plot_tree\nn_rows = 3", ["estimators", "inference"]),
     ("from climbing_trees import (DecisionTreeClassifier,\n    plot_tree)  # two names", ["estimators", "inference"]),
