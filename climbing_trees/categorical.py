@@ -284,7 +284,7 @@ def categorical_column_split(x, y, sample_weight, criterion, n_classes=None, min
 # %% ../nbs/06_categorical.ipynb #b4aa9746
 def column_searches(n_features, categorical, numeric_search):
     "One search per column for chapter 03's `best_split`: `categorical_column_split` for the indices in `categorical`, `numeric_search` for the rest."
-    categorical = set(check_categorical_columns(categorical, n_features))   # chapter 03's check of the indices
+    categorical = set(check_categorical_columns(categorical, n_features))   # chapter 04's check of the indices
     return [categorical_column_split if j in categorical else numeric_search for j in range(n_features)]
 
 # %% ../nbs/06_categorical.ipynb #8a1b9ad0

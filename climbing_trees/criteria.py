@@ -405,5 +405,5 @@ def median_column_split(x, y, sample_weight, criterion="absolute_error", n_class
     (tau_right, values_right, node), (tau_left, values_left, _) = curve(False), curve(True)
     values = np.r_[values_right, values_left]
     if len(values) == 0: return None
-    best = first_best(values, node)                              # pass 1 (missing right) first, as chapter 2's search
+    best = first_best(values, node)                              # pass 1 (missing right) first, as chapter 3's search
     return Split(None, float(np.r_[tau_right, tau_left][best]), float(values[best]), bool(best >= len(values_right)))

@@ -36,7 +36,7 @@ __all__ = ['ALGORITHMS', 'DEFAULT_ALGORITHM', 'CLASSIFIER_CRITERIA', 'REGRESSOR_
 
 # %% ../nbs/13_estimators.ipynb #1615d0cc
 def depth_first_grower(numeric_search):
-    "A grower of a checked `GrowthPlan`: chapter 03's `grow_tree_from_plan`, one node at a time, with `numeric_search` on numeric columns and chapter 06's partition search on the plan's categorical ones."
+    "A grower of a checked `GrowthPlan`: chapter 04's `grow_tree_from_plan`, one node at a time, with `numeric_search` on numeric columns and chapter 06's partition search on the plan's categorical ones."
     def grow(plan, X, y, w):
         searches = column_searches(X.shape[1], plan.categorical, numeric_search)
         return grow_tree_from_plan(plan, X, y, w, partial(best_split, column_search=searches))

@@ -132,7 +132,7 @@ class GrowthPlan:
     categorical: tuple = ()            # the columns that hold level codes (chapter 6), sorted
     missing: str = "direction"         # where a missing value goes: a learned side, or rpart's surrogates (chapter 12)
     max_surrogates: int = 5            # surrogates kept per split, with missing="surrogate"
-    tuning: object = None              # the grower's performance settings (chapter 7's `Tuning`), None: its defaults
+    tuning: object = None              # the grower's performance settings (chapter 9), None: its defaults
 
     def generator(self, seed=None):
         "The random generator of a tree's draws, from `seed` (None: the plan's `random_state`); None when the plan draws nothing."

@@ -157,7 +157,7 @@ def grow_surrogate(X, y, criterion="gini", sample_weight=None, n_classes=None, *
     return grow_surrogate_from_plan(replace(plan, missing="surrogate", max_surrogates=max_surrogates), X, y, w)
 
 def rpart_split_node(plan, searches, majority=majority_side):
-    "rpart's per-node step for chapter 3's `grow_depth_first` (`searches`: a column search per feature): the primary split on the known rows, if it gains and is worth making, its surrogates, each row routed by split, surrogates, `majority` (rpart's `majority_side`); missing at prediction: the child with more rows."
+    "rpart's per-node step for chapter 4's `grow_depth_first` (`searches`: a column search per feature): the primary split on the known rows, if it gains and is worth making, its surrogates, each row routed by split, surrogates, `majority` (rpart's `majority_side`); missing at prediction: the child with more rows."
     rules, categorical = plan.rules, frozenset(plan.categorical)
     def split_node(Xt, yt, wt, impurity, features, total_weight):
         found = primary_split(Xt, yt, wt, plan.criterion, plan.n_classes, searches, rules.min_samples_leaf, rules.min_weight_leaf, features)

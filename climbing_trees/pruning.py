@@ -36,7 +36,7 @@ def subtree_totals(tree, risk):
     "For every node t, the risk R(T_t) of its branch (sum over the leaves below it) and its number of leaves |T_t|."
     leaf = tree.is_leaf
     branch_risk, n_leaves = np.where(leaf, risk, 0.0), leaf.astype(np.intp)
-    for nodes in reversed(nodes_by_depth(tree.children_left, tree.children_right)):   # chapter 4
+    for nodes in reversed(nodes_by_depth(tree.children_left, tree.children_right)):   # chapter 2
         inner = nodes[~leaf[nodes]]
         left, right = tree.children_left[inner], tree.children_right[inner]
         branch_risk[inner] = branch_risk[left] + branch_risk[right]

@@ -145,7 +145,7 @@ def test_min_weight_leaf_against_brute_force():
 
 
 def test_min_weight_leaf_grows_trees_whose_leaves_hold_the_weight():
-    "Chapter 03's grower with categorical column searches and min_weight_leaf: every leaf holds the weight."
+    "Chapter 04's grower with categorical column searches and min_weight_leaf: every leaf holds the weight."
     rng = np.random.default_rng(5)
     X = np.column_stack([rng.integers(0, 8, 300), rng.random(300)]).astype(float)
     y = (np.isin(X[:, 0], [1, 3, 6]) ^ (X[:, 1] > 0.6)).astype(int)
@@ -420,7 +420,7 @@ def test_mixed_numeric_and_categorical_tree():
 
 @pytest.mark.parametrize("criterion, n_classes", [("gini", 2), ("entropy", 3), ("squared_error", None), ("poisson", None)])
 def test_levelwise_grows_the_depth_first_tree_with_categorical_columns(criterion, n_classes):
-    """Chapter 07's grower with `categorical=` grows chapter 03's tree with chapter 06's column searches, node for node,
+    """Chapter 07's grower with `categorical=` grows chapter 04's tree with chapter 06's column searches, node for node,
     and both send new rows, levels unseen in training (-1) included, to the same leaves."""
     rng = np.random.default_rng(9)
     n = 400

@@ -1,5 +1,5 @@
 """scikit-learn 1.9 as the oracle for the criteria of chapters 1 and 5, at the grower level: "log_loss",
-"absolute_error" and "poisson" (and, as controls, the criteria they sit beside), grown by chapter 2's
+"absolute_error" and "poisson" (and, as controls, the criteria they sit beside), grown by chapter 4's
 `grow_tree` with each column search of chapter 5, against `DecisionTree*(criterion=...).tree_`.
 
 X is float32-exact (scikit-learn stores X as float32) with distinct values per column, and a problem is

@@ -1,4 +1,4 @@
-"""scikit-learn 1.9 as the oracle for the growth options of chapters 04 and 05.
+"""scikit-learn 1.9 as the oracle for the growth options of chapters 04 and 07.
 
 Exact agreement where the options are deterministic: best-first growth (`max_leaf_nodes`) and the weight rule
 (`min_weight_leaf`, scikit-learn's `min_weight_fraction_leaf` times the total weight) grow scikit-learn's tree on
@@ -45,7 +45,7 @@ def sklearn_tree(criterion, random_state, **params):
 
 
 def in_preorder(sk):
-    "scikit-learn's fitted `tree_` as chapter 04's `Tree`, renumbered in pre-order (a best-first tree is numbered by creation)."
+    "scikit-learn's fitted `tree_` as chapter 02's `Tree`, renumbered in pre-order (a best-first tree is numbered by creation)."
     number = preorder_numbers(sk.children_left, sk.children_right)
     order = np.argsort(number)
     renumber = lambda c: np.where(c == -1, -1, number[np.maximum(c, 0)])[order]

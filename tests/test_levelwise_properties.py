@@ -1,4 +1,4 @@
-"""Property tests: the level-wise grower of chapter 07 grows the same `Tree` as chapter 05's searches (chapter 03's grower),
+"""Property tests: the level-wise grower of chapter 07 grows the same `Tree` as chapter 05's searches (chapter 04's grower),
 on random data with ties, weights (zeros included), 2 to 5 classes, regression, categorical columns and every stopping rule."""
 from functools import partial
 
@@ -49,7 +49,7 @@ def test_node_searched_columns_give_the_same_tree(problem, min_samples_leaf):
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(problems(max_n=40), st.integers(1, 3), st.one_of(st.none(), st.integers(1, 4)))
 def test_categorical_columns_grow_the_depth_first_tree(problem, min_samples_leaf, max_depth):
-    "`categorical` columns (level codes) grow the tree chapter 03's grower grows with chapter 06's `column_searches`."
+    "`categorical` columns (level codes) grow the tree chapter 04's grower grows with chapter 06's `column_searches`."
     X, y, w, criterion, n_classes = problem
     categorical = list(range(0, X.shape[1], 2))
     X = X.copy()

@@ -265,7 +265,7 @@ def node_rows(tree, X):
 
 @pytest.mark.parametrize("task, criterion, n_classes", [("classification", "gini", 2), ("regression", "squared_error", None)])
 def test_grow_tree_with_missing_categorical_values(task, criterion, n_classes):
-    """Chapter 03's grower with chapter 06's searches on mixed data with NaN: the tree splits on the categorical columns,
+    """Chapter 04's grower with chapter 06's searches on mixed data with NaN: the tree splits on the categorical columns,
     every node holds the rows that the stored splits route there (NaN rows by `default_left`), each categorical node's
     split is `categorical_column_split` on its rows, and at a node where the column had missing rows of positive weight
     `default_left` is their side."""

@@ -235,7 +235,7 @@ def test_export_text_lists_surrogates_and_the_missing_side():
     assert "|   |   |~~ surrogate: age <= 60.00  (agree 0.75, adj 0.40)" in lines
     assert "|   |--- income > 55.00 or missing" in lines
     assert sum("|--- class" in line or "|--- value" in line for line in lines) == tree.n_leaves
-    assert export_text(tree, show_missing=False) == tree_text(tree)             # without the marks: chapter 04's printer
+    assert export_text(tree, show_missing=False) == tree_text(tree)             # without the marks: chapter 02's printer
     assert export_text(tree, max_depth=0, show_missing=True).count("surrogate") == 0   # a cut branch lists nothing
     plain = grow_levelwise(np.arange(20.)[:, None], (np.arange(20) % 3 == 0).astype(int), "gini", n_classes=2, max_depth=2)
     assert export_text(plain) == tree_text(plain)                                # no surrogates: no marks by default

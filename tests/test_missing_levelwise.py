@@ -1,6 +1,6 @@
 """Missing values (NaN) in chapter 07's default grower: scikit-learn 1.9's two-pass rule, vectorized.
 
-The level-wise grower (and best first, and splitter="random") must grow, with NaN in X, the tree chapter 02's naive
+The level-wise grower (and best first, and splitter="random") must grow, with NaN in X, the tree chapter 04's naive
 grower grows (`tree_differences`: structure, thresholds, default_left at every internal node, values, impurities,
 counts), and on float32-exact, tie-free data the tree scikit-learn 1.9 grows (thresholds bit for bit, and
 `tree_.missing_go_to_left` against our `default_left`). scikit-learn visits the features in a random order and keeps
