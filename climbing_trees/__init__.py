@@ -9,7 +9,7 @@ __all__ = ['DecisionTreeClassifier', 'DecisionTreeRegressor', 'export_text', 'pl
            'GradientBoostingRegressor']
 
 # %% ../nbs/index.ipynb #e3feac4b
-# the public API: the trees (chapter 13), the functions that read a fitted tree (chapter 10), forests and gradient boosting
+# the public API: the trees (chapter 14), the functions that read a fitted tree (chapter 11), forests and gradient boosting
 from .estimators import DecisionTreeClassifier, DecisionTreeRegressor
 from .inference import export_text, plot_tree
 from .forests import RandomForestClassifier, RandomForestRegressor, ExtraTreesClassifier, ExtraTreesRegressor

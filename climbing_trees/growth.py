@@ -127,12 +127,12 @@ class GrowthPlan:
     n_classes: int | None = None       # K for a classification criterion, None for regression
     rules: StoppingRules = StoppingRules()
     max_features: int | None = None    # features drawn at each node, fewer than all of them; None: every feature
-    splitter: str = "best"             # or "random": one random threshold per feature (chapter 7)
+    splitter: str = "best"             # or "random": one random threshold per feature (chapter 8)
     random_state: object = None        # the seed of the tree's draws (an int, or None: fresh entropy)
     categorical: tuple = ()            # the columns that hold level codes (chapter 6), sorted
-    missing: str = "direction"         # where a missing value goes: a learned side, or rpart's surrogates (chapter 12)
+    missing: str = "direction"         # where a missing value goes: a learned side, or rpart's surrogates (chapter 13)
     max_surrogates: int = 5            # surrogates kept per split, with missing="surrogate"
-    tuning: object = None              # the grower's performance settings (chapter 9), None: its defaults
+    tuning: object = None              # the grower's performance settings (chapter 10), None: its defaults
 
     def generator(self, seed=None):
         "The random generator of a tree's draws, from `seed` (None: the plan's `random_state`); None when the plan draws nothing."
@@ -160,7 +160,7 @@ def plan_growth(X, y, criterion, sample_weight=None, n_classes=None, *, categori
 
 # %% ../nbs/04_growth.ipynb #772ecbaf
 def grow_depth_first(plan, X, y, w, split_node, rows=None):
-    "The depth-first loop of chapters 4 and 12, over `rows` (None: all): each node summarized and, unless a stopping rule makes it a leaf, decided by `split_node(Xt, yt, wt, impurity, features, total_weight)`: None (a leaf) or (rule, surrogates or None, each row's side; UNDECIDED stays). Returns the `TreeBuilder`."
+    "The depth-first loop of chapters 4 and 13, over `rows` (None: all): each node summarized and, unless a stopping rule makes it a leaf, decided by `split_node(Xt, yt, wt, impurity, features, total_weight)`: None (a leaf) or (rule, surrogates or None, each row's side; UNDECIDED stays). Returns the `TreeBuilder`."
     rules, rng = plan.rules, plan.generator()
     rows = np.arange(len(y)) if rows is None else rows
     builder, total_weight = TreeBuilder(), w[rows].sum()
@@ -212,5 +212,5 @@ def grow_tree_from_plan(plan, X, y, w, find_split=best_split):
         if value != default:
             shown = repr(value) if isinstance(value, str) else f"{value:g}"      # 4, not np.int64(4)
             raise ValueError(f"the depth-first grower does not implement {name}={shown}; grow with algorithm='levelwise' "
-                             "(chapter 07's grow_levelwise), which does")
+                             "(chapter 08's grow_levelwise), which does")
     return grow_depth_first(plan, X, y, w, search_split_node(plan, find_split)).build()

@@ -95,7 +95,7 @@ class Tree:
     impurity: np.ndarray                  # (T,) i(t)
     n_node_samples: np.ndarray            # (T,) samples that reached the node in training
     weighted_n_node_samples: np.ndarray   # (T,) their total weight W_t
-    surrogates: Surrogates | None = None  # each split's surrogate splits (chapter 12), None: no surrogates
+    surrogates: Surrogates | None = None  # each split's surrogate splits (chapter 13), None: no surrogates
 
     @property
     def node_count(self): return len(self.children_left)
@@ -125,7 +125,7 @@ def nodes_by_depth(children_left, children_right, roots=None):
 # %% ../nbs/02_tree.ipynb #459741fd
 @dataclass(frozen=True)
 class SurrogateSplit:
-    "One surrogate of a node's split (chapter 12): numeric, `x <= threshold` goes left if `below_left` (right if not), or categorical, the codes of `left_levels` left and of `right_levels` right; `agree`, `adj`: its agreement with the split."
+    "One surrogate of a node's split (chapter 13): numeric, `x <= threshold` goes left if `below_left` (right if not), or categorical, the codes of `left_levels` left and of `right_levels` right; `agree`, `adj`: its agreement with the split."
     feature: int
     threshold: float
     below_left: bool
@@ -150,7 +150,7 @@ class SurrogateSplit:
 # %% ../nbs/02_tree.ipynb #55b9be09
 @dataclass(frozen=True, eq=False)
 class Surrogates:
-    "Every node's surrogate splits (chapter 12) in flat arrays: those of node t, best first, are the entries `start[t]:start[t + 1]`."
+    "Every node's surrogate splits (chapter 13) in flat arrays: those of node t, best first, are the entries `start[t]:start[t + 1]`."
     start: np.ndarray          # (T + 1,) where each node's surrogates begin
     feature: np.ndarray        # (S,) the surrogate's feature
     threshold: np.ndarray      # (S,) its threshold, NaN at a categorical surrogate
@@ -363,7 +363,7 @@ class TreeBuilder:
         else: self._categorical.append((node, split.feature, sorted(split.left_levels), sorted(split.right_levels), split.default_left))
 
     def add_surrogates(self, node, surrogates):
-        "Record the surrogate splits of split node `node` (chapter 12): a list of `SurrogateSplit`, best first."
+        "Record the surrogate splits of split node `node` (chapter 13): a list of `SurrogateSplit`, best first."
         if self._surrogates is None: self._surrogates = {}
         self._surrogates[int(node)] = list(surrogates)
 

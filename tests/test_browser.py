@@ -155,7 +155,7 @@ def test_figures_are_shown(visit, book, page):
 
 
 def exports_code(page):
-    "Whether a chapter's notebook has cells that go to the library (chapter 8 only measures: it exports nothing)."
+    "Whether a chapter's notebook has cells that go to the library (chapter 9 only measures: it exports nothing)."
     cells = json.loads((NBS / f"{page}.ipynb").read_text())["cells"]
     return any(c["cell_type"] == "code" and "".join(c["source"]).startswith("#| export") for c in cells)
 

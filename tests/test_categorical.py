@@ -4,7 +4,7 @@ The exhaustive search over all 2^(k-1)-1 partitions is the oracle. The search th
 `categorical_column_split`, must reach its optimum on random nodes with 2 to 10 levels and weights
 with zeros: always for regression and two classes (min_samples_leaf=1, the Fisher/Breiman theorem),
 and for three or more classes within the exhaustive limit (any min_samples_leaf or min_weight_leaf). The level-wise
-grower (chapter 07) grows the depth-first grower's tree on categorical columns."""
+grower (chapter 08) grows the depth-first grower's tree on categorical columns."""
 from dataclasses import replace
 from functools import partial
 
@@ -420,7 +420,7 @@ def test_mixed_numeric_and_categorical_tree():
 
 @pytest.mark.parametrize("criterion, n_classes", [("gini", 2), ("entropy", 3), ("squared_error", None), ("poisson", None)])
 def test_levelwise_grows_the_depth_first_tree_with_categorical_columns(criterion, n_classes):
-    """Chapter 07's grower with `categorical=` grows chapter 04's tree with chapter 06's column searches, node for node,
+    """Chapter 08's grower with `categorical=` grows chapter 04's tree with chapter 06's column searches, node for node,
     and both send new rows, levels unseen in training (-1) included, to the same leaves."""
     rng = np.random.default_rng(9)
     n = 400

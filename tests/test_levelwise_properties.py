@@ -1,4 +1,4 @@
-"""Property tests: the level-wise grower of chapter 07 grows the same `Tree` as chapter 05's searches (chapter 04's grower),
+"""Property tests: the level-wise grower of chapter 08 grows the same `Tree` as chapter 05's searches (chapter 04's grower),
 on random data with ties, weights (zeros included), 2 to 5 classes, regression, categorical columns and every stopping rule."""
 from functools import partial
 
@@ -175,7 +175,7 @@ def test_every_search_path_grows_the_vectorized_tree(problem, setting, min_sampl
 @given(st.integers(0, 2**32 - 1), st.integers(0, 50), st.integers(1, 4), st.integers(1, 6), st.sampled_from([0.0, 0.1, 0.5]),
        st.sampled_from([0, 512]))
 def test_presort_is_the_stable_sort(seed, n, d, n_values, nan_share, below):
-    "`presort` with chapter 9's sort, numpy's default sort with its ties repaired (or the stable sort below `STABLE_SORT_BELOW`), is numpy's stable argsort: columns with few values, NaN, both zeros and infinities."
+    "`presort` with chapter 10's sort, numpy's default sort with its ties repaired (or the stable sort below `STABLE_SORT_BELOW`), is numpy's stable argsort: columns with few values, NaN, both zeros and infinities."
     rng = np.random.default_rng(seed)
     X = rng.choice(np.array([-np.inf, -1.5, -0.0, 0.0, 0.25, 3.0, np.inf])[:n_values + 1], size=(n, d))
     X[rng.random((n, d)) < nan_share] = np.nan
@@ -195,7 +195,7 @@ def _partition_by_hand(orders, goes_left, counts, split):
 @given(st.integers(0, 2**32 - 1), st.integers(1, 12), st.integers(1, 4), st.sampled_from([None, 1, 2, 3]), st.booleans())
 def test_every_partition_of_the_orders_is_the_stable_one(seed, n_nodes, n_features, block, in_place):
     "The partition by sample and by position both give each child its samples in their order, left children first; a leaf's sides do not matter."
-    from climbing_trees.levelwise import partition_orders
+    from climbing_trees.frontier import partition_orders
     rng = np.random.default_rng(seed)
     counts = rng.integers(1, 9, n_nodes)
     members = np.split(rng.permutation(counts.sum()), np.cumsum(counts)[:-1])     # the same segments in every order

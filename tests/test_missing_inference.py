@@ -1,4 +1,4 @@
-"""Chapter 10's readers of a tree on rows with missing values: `apply_one`, `apply` (the heap, the general walk, the
+"""Chapter 11's readers of a tree on rows with missing values: `apply_one`, `apply` (the heap, the general walk, the
 categorical lookup, blocks, threads, the widened X of a tree without surrogates and the side road of one with them) and
 `decision_path` follow the routing rule of the missing-values design: the
 node's split if its feature is known (at a categorical node: the code is in one of its two level sets); else the
@@ -8,7 +8,7 @@ its sets; a numeric one may be reversed, `below_left` False); else `default_left
 Oracles: a plain per-row Python walk of that rule, written here from the rule and nothing else, on random hand-built
 trees (numeric and categorical splits and surrogates, NaN and unseen codes); scikit-learn 1.9's `apply` and
 `decision_path` on its trees grown with NaN (`missing_go_to_left` is our `default_left`); and the surrogate grower of
-chapter 12 when it is there."""
+chapter 13 when it is there."""
 from dataclasses import replace
 
 import numpy as np
@@ -195,7 +195,7 @@ def test_apply_with_nan_equals_sklearn(estimator, max_depth, fraction):
 
 
 def test_grown_tree_with_nan_routes_as_sklearn():
-    "The default grower (chapter 07) grows scikit-learn's tree on data with holes; apply then sends new holes the same way."
+    "The default grower (chapter 08) grows scikit-learn's tree on data with holes; apply then sends new holes the same way."
     rng = np.random.default_rng(7)
     X = rng.random((5000, 10)).astype(np.float32).astype(float)
     y = np.sin(4 * X[:, 0]) + X[:, 1] * X[:, 2] + 0.3 * rng.normal(size=5000)
@@ -203,16 +203,16 @@ def test_grown_tree_with_nan_routes_as_sklearn():
     ours = grow_levelwise(X_fit, y, "squared_error", max_depth=7, min_samples_leaf=20)   # large leaves: no near-ties
     theirs = SkRegressor(max_depth=7, min_samples_leaf=20, random_state=0).fit(X_fit, y)
     inner = ours.children_left != LEAF
-    np.testing.assert_array_equal(ours.feature[inner], theirs.tree_.feature[inner])          # the same tree (chapter 07's claim) ...
+    np.testing.assert_array_equal(ours.feature[inner], theirs.tree_.feature[inner])          # the same tree (chapter 08's claim) ...
     np.testing.assert_array_equal(ours.default_left[inner], theirs.tree_.missing_go_to_left[inner].astype(bool))
     X_new = holes(rng.random((50_000, 10)).astype(np.float32).astype(float), .1, rng)
     np.testing.assert_array_equal(apply(ours, X_new), theirs.apply(X_new))
 
 
 def test_surrogate_grower_trees_follow_the_rule():
-    "Trees of chapter 12's rpart-style grower, with real surrogates: apply equals the per-row walk of the rule."
+    "Trees of chapter 13's rpart-style grower, with real surrogates: apply equals the per-row walk of the rule."
     missing = pytest.importorskip("climbing_trees.missing")
-    if not hasattr(missing, "grow_surrogate"): pytest.skip("chapter 12's grow_surrogate is not there yet")
+    if not hasattr(missing, "grow_surrogate"): pytest.skip("chapter 13's grow_surrogate is not there yet")
     rng = np.random.default_rng(3)
     Z = rng.random((600, 4))
     Z[:, 1] = .7 * Z[:, 0] + .3 * Z[:, 1]                                # correlated columns: surrogates exist

@@ -1,4 +1,4 @@
-"""Missing values (NaN) in chapter 07's default grower: scikit-learn 1.9's two-pass rule, vectorized.
+"""Missing values (NaN) in chapter 08's default grower: scikit-learn 1.9's two-pass rule, vectorized.
 
 The level-wise grower (and best first, and splitter="random") must grow, with NaN in X, the tree chapter 04's naive
 grower grows (`tree_differences`: structure, thresholds, default_left at every internal node, values, impurities,

@@ -3,7 +3,7 @@
 The claim: rpart grown with `rpart.control(cp = -1, xval = 0, maxcompete = 0, minsplit = min_samples_split,
 minbucket = min_samples_leaf, maxdepth = max_depth or 30)`, `method = "class"` (its default split,
 "gini", with its default priors, the observed class proportions) or `"anova"`, grows the tree that
-chapter 07's `grow_levelwise` grows with criterion "gini" or "squared_error" (and chapter 04's
+chapter 08's `grow_levelwise` grows with criterion "gini" or "squared_error" (and chapter 04's
 `grow_tree`, for numeric columns), on numeric and categorical columns, with and without sample weights:
 node for node the same features, thresholds, level sets, counts, weights and values, and the same
 predictions (class probabilities or means) on the training rows and on new rows, to 1e-9.
