@@ -132,7 +132,7 @@ class GrowthPlan:
     categorical: tuple = ()            # the columns that hold level codes (chapter 6), sorted
     missing: str = "direction"         # where a missing value goes: a learned side, or rpart's surrogates (chapter 13)
     max_surrogates: int = 5            # surrogates kept per split, with missing="surrogate"
-    tuning: object = None              # the grower's performance settings (chapter 10), None: its defaults
+    tuning: object = None              # how the grower computes: chapter 8's Tuning (None: PLAIN), chapter 10's FAST
 
     def generator(self, seed=None):
         "The random generator of a tree's draws, from `seed` (None: the plan's `random_state`); None when the plan draws nothing."
