@@ -9,7 +9,7 @@ import pytest
 from dataclasses import replace
 
 from climbing_trees.levelwise import PLAIN, grow_levelwise, presort
-from climbing_trees.fast import FAST
+from climbing_trees.fast import FAST, dense_ranks
 from climbing_trees.forests import grow_trees, trees_orders
 from climbing_trees.tree import tree_differences
 from climbing_trees.growth import GrowthPlan
@@ -118,8 +118,11 @@ def test_trees_grown_together_read_the_ranks_of_X(case):
     rng, X = data(21)
     y = target(rng, X, criterion, k)
     W = bootstrap_weights(rng, len(X), 4, True)
-    as_if_large = replace(FAST, ranks_from_bytes=0)                    # as if X were larger than a cache: ranks are read
+    made = []
+    def recorded_ranks(X_r, orders): made.append(X_r.shape); return dense_ranks(X_r, orders)
+    as_if_large = replace(FAST, ranks=recorded_ranks, ranks_from_bytes=0)   # as if X were larger than a cache: ranks are read
     trees = grow_trees(X, y, criterion, W, k, random_states=range(4), max_features=3, tuning=as_if_large)
+    assert made == [X.shape]                                              # once, from X, not from the stacked rows
     for tree, w, seed in zip(trees, W, range(4)):
         rows = w > 0
         alone = grow_levelwise(X[rows], y[rows], criterion, w[rows], k, max_features=3, random_state=seed)
