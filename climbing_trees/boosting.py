@@ -16,6 +16,7 @@ from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 from .impurity import check_sample_weight, criteria_where
 from .levelwise import grow_levelwise_from_plan, presort, subset_orders
+from .missing import grow_surrogate_from_plan
 from .inference import apply as apply_tree, feature_importances
 from .pruning import prune
 from .estimators import (BaseTreeEstimator, DecisionTreeRegressor, ParameterError, patch_to, resolve_max_features,
@@ -178,7 +179,6 @@ BOOSTING_CRITERIA = criteria_where(boosting=True)     # chapter 01's table: ("fr
 class BaseGradientBoosting(BaseTreeEstimator):
     "What the two boosting estimators share: checks, the stage loop, early stopping, staged raw predictions, importances."
     _losses = ()
-    missing = "direction"          # not a parameter (scikit-learn's has none): the trees learn a side for NaN, so NaN passes
     _contiguous_X = True           # every stage walks X row by row
 
     def _tree_template(self):
@@ -187,7 +187,8 @@ class BaseGradientBoosting(BaseTreeEstimator):
                                      min_samples_leaf=self.min_samples_leaf, min_weight_fraction_leaf=self.min_weight_fraction_leaf,
                                      max_features=self.max_features, max_leaf_nodes=self.max_leaf_nodes,
                                      min_impurity_decrease=self.min_impurity_decrease, ccp_alpha=self.ccp_alpha,
-                                     categorical_features=self.categorical_features, missing=self.missing)
+                                     categorical_features=self.categorical_features, handle_unknown=self.handle_unknown,
+                                     missing=self.missing, max_surrogates=self.max_surrogates)
 
     def _check_params(self):
         "Check every parameter before reading data; a `ParameterError` names the culprit and what it accepts."
@@ -214,15 +215,16 @@ class BaseGradientBoosting(BaseTreeEstimator):
 # %% ../nbs/17_boosting.ipynb #738a84f8
 @patch_to(BaseGradientBoosting)
 def _stage_tree(self, X, g, w, rows, orders, unit_weights, plan):
-    "Grow one stage's regression tree on the negative gradient `g` of the rows where `rows` holds, straight from chapter 08's grower, as the fit's `plan` says (its `min_weight_leaf` per unit of weight: times this stage's weight)."
+    "Grow one stage's regression tree on the negative gradient `g` of the rows where `rows` holds, straight from chapter 08's grower (chapter 13's, if `missing='surrogate'`), as the fit's `plan` says (its `min_weight_leaf` per unit of weight: times this stage's weight)."
     seed = self._rng.randint(np.iinfo(np.int32).max)
     weight_leaf = plan.rules.min_weight_leaf * w[rows].sum()
     rules = plan.rules if weight_leaf == plan.rules.min_weight_leaf else replace(plan.rules, min_weight_leaf=weight_leaf)
     everything = bool(rows.all())
     X_t, g_t, w_t = (X, g, w) if everything else (X[rows], g[rows], w[rows])
-    tree = grow_levelwise_from_plan(replace(plan, rules=rules, random_state=seed), X_t, g_t,
-                                    np.broadcast_to(1.0, len(g_t)) if unit_weights else w_t,
-                                    orders if everything else subset_orders(orders, rows))
+    stage_plan = replace(plan, rules=rules, random_state=seed)
+    if plan.missing == "surrogate": tree = grow_surrogate_from_plan(stage_plan, X_t, g_t, w_t)   # chapter 13's: reads no orders
+    else: tree = grow_levelwise_from_plan(stage_plan, X_t, g_t, np.broadcast_to(1.0, len(g_t)) if unit_weights else w_t,
+                                          orders if everything else subset_orders(orders, rows))
     return prune(tree, self.ccp_alpha) if self.ccp_alpha > 0 else tree
 
 # %% ../nbs/17_boosting.ipynb #19e1f7e3
@@ -348,7 +350,7 @@ def _fit_stages(self, X, y, w, raw, X_val, y_val, w_val, begin, monitor):
     n_inbag = max(1, int(self.subsample * n))
     X_grow = X if positive.all() else X[positive]                   # rows of weight 0 never reach a tree
     plan, _ = resolve_plan(self._tree_template(), len(X_grow), X.shape[1], 1.0, None, np.flatnonzero(self.is_categorical_))   # once
-    orders = presort(X_grow, plan.tuning)                           # sorted once, for every stage
+    orders = None if plan.missing == "surrogate" else presort(X_grow, plan.tuning)   # sorted once, for every stage
     self._resize(self.n_estimators)
     stop = self.n_iter_no_change
     if stop is not None:
@@ -415,13 +417,15 @@ class GradientBoostingRegressor(RegressorMixin, BaseGradientBoosting):
     def __init__(self, *, loss="squared_error", learning_rate=0.1, n_estimators=100, subsample=1.0, criterion="friedman_mse",
                  min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0, max_depth=3, min_impurity_decrease=0.0,
                  init=None, random_state=None, max_features=None, alpha=0.9, verbose=0, max_leaf_nodes=None, warm_start=False,
-                 validation_fraction=0.1, n_iter_no_change=None, tol=1e-4, ccp_alpha=0.0, categorical_features="auto"):
+                 validation_fraction=0.1, n_iter_no_change=None, tol=1e-4, ccp_alpha=0.0, categorical_features="auto",
+                 handle_unknown="warn", missing="direction", max_surrogates=5):
         self.loss, self.learning_rate, self.n_estimators, self.subsample, self.criterion = loss, learning_rate, n_estimators, subsample, criterion
         self.min_samples_split, self.min_samples_leaf, self.min_weight_fraction_leaf = min_samples_split, min_samples_leaf, min_weight_fraction_leaf
         self.max_depth, self.min_impurity_decrease, self.init, self.random_state = max_depth, min_impurity_decrease, init, random_state
         self.max_features, self.alpha, self.verbose, self.max_leaf_nodes = max_features, alpha, verbose, max_leaf_nodes
         self.warm_start, self.validation_fraction, self.n_iter_no_change, self.tol = warm_start, validation_fraction, n_iter_no_change, tol
-        self.ccp_alpha, self.categorical_features = ccp_alpha, categorical_features
+        self.ccp_alpha, self.categorical_features, self.handle_unknown = ccp_alpha, categorical_features, handle_unknown
+        self.missing, self.max_surrogates = missing, max_surrogates
 
     def _encode_y(self, y, w):
         self.n_trees_per_iteration_ = 1
@@ -449,13 +453,15 @@ class GradientBoostingClassifier(ClassifierMixin, BaseGradientBoosting):
     def __init__(self, *, loss="log_loss", learning_rate=0.1, n_estimators=100, subsample=1.0, criterion="friedman_mse",
                  min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0, max_depth=3, min_impurity_decrease=0.0,
                  init=None, random_state=None, max_features=None, verbose=0, max_leaf_nodes=None, warm_start=False,
-                 validation_fraction=0.1, n_iter_no_change=None, tol=1e-4, ccp_alpha=0.0, categorical_features="auto"):
+                 validation_fraction=0.1, n_iter_no_change=None, tol=1e-4, ccp_alpha=0.0, categorical_features="auto",
+                 handle_unknown="warn", missing="direction", max_surrogates=5):
         self.loss, self.learning_rate, self.n_estimators, self.subsample, self.criterion = loss, learning_rate, n_estimators, subsample, criterion
         self.min_samples_split, self.min_samples_leaf, self.min_weight_fraction_leaf = min_samples_split, min_samples_leaf, min_weight_fraction_leaf
         self.max_depth, self.min_impurity_decrease, self.init, self.random_state = max_depth, min_impurity_decrease, init, random_state
         self.max_features, self.verbose, self.max_leaf_nodes = max_features, verbose, max_leaf_nodes
         self.warm_start, self.validation_fraction, self.n_iter_no_change, self.tol = warm_start, validation_fraction, n_iter_no_change, tol
-        self.ccp_alpha, self.categorical_features = ccp_alpha, categorical_features
+        self.ccp_alpha, self.categorical_features, self.handle_unknown = ccp_alpha, categorical_features, handle_unknown
+        self.missing, self.max_surrogates = missing, max_surrogates
 
     def _encode_y(self, y, w):
         codes = self._encode_classes(y)

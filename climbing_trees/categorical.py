@@ -4,6 +4,7 @@
 
 # %% ../nbs/06_categorical.ipynb #92601e80
 from __future__ import annotations
+import datetime, warnings
 from dataclasses import dataclass
 from typing import NamedTuple
 import numpy as np
@@ -15,12 +16,12 @@ from .impurity import weighted_absolute_deviation, weighted_median
 from .criteria import ClassificationCriterion, Criterion, Poisson, make_criterion
 
 # %% auto #0
-__all__ = ['MISSING_LEVEL', 'EXHAUSTIVE_MAX_LEVELS', 'MULTICLASS_EXHAUSTIVE_LEVELS', 'LevelStatistics', 'level_codes',
-           'level_statistics', 'CategoricalSplit', 'make_categorical_split', 'exhaustive_split_curve',
+__all__ = ['MISSING_LEVEL', 'EXHAUSTIVE_MAX_LEVELS', 'MULTICLASS_EXHAUSTIVE_LEVELS', 'UNKNOWN_LEVELS', 'LevelStatistics',
+           'level_codes', 'level_statistics', 'CategoricalSplit', 'make_categorical_split', 'exhaustive_split_curve',
            'best_exhaustive_split', 'exhaustive_categorical_split', 'one_vs_rest_split', 'response_order',
            'prefix_split_curve', 'best_prefix_split', 'best_ordered_split', 'ordered_categorical_split',
            'principal_component_order', 'principal_component_split', 'categorical_column_split', 'column_searches',
-           'CategoryEncoder']
+           'DataWarning', 'CategoryEncoder']
 
 # %% ../nbs/06_categorical.ipynb #c9dc9fa5
 MISSING_LEVEL = np.iinfo(np.intp).max   # the code of a node's missing rows (NaN): after every real code, never stored in a split
@@ -292,13 +293,19 @@ def column_searches(n_features, categorical, numeric_search):
 def _columns_of(X):
     "The columns of `X` (a DataFrame or something array-like) as a list, and the DataFrame's column names or None."
     if isinstance(X, pd.DataFrame):
+        if X.shape[1] == 0: raise ValueError(f"X is a DataFrame with no columns ({len(X)} rows): a tree needs at least one feature")
         if X.columns.has_duplicates: raise ValueError(f"X has duplicate column names: {list(X.columns[X.columns.duplicated()])}")
         return [X.iloc[:, j] for j in range(X.shape[1])], np.asarray(X.columns, dtype=object)
     if isinstance(X, pd.Series): raise ValueError("X must be 2-D (samples x features): got a pandas Series; use X.to_frame()")
     array = np.asarray(X)
     if array.dtype.kind in "US": array = array.astype(object)
     if array.ndim != 2: raise ValueError(f"X must be 2-D (samples x features), got {array.ndim}-D")
+    if array.shape[1] == 0: raise ValueError(f"X has no columns ({array.shape[0]} rows): a tree needs at least one feature")
     return [array[:, j] for j in range(array.shape[1])], None
+
+def _column_name(names, j):
+    "How messages name column `j`: its DataFrame name, else its position."
+    return repr(names[j]) if names is not None else f"{j} (position)"
 
 def _is_missing(values):
     "Which entries of `values` are missing: NaN, None or pandas' NA."
@@ -322,13 +329,84 @@ def _sorted_levels(values):
     except TypeError: distinct = sorted(distinct, key=lambda v: (type(v).__name__, str(v)))
     return np.array(distinct, dtype=object)
 
+# %% ../nbs/06_categorical.ipynb #a7c1d0e3
+#| code-fold: true
+def _kind(v):
+    "What sort of value `v` is, as messages name it: 'text', 'boolean', 'number', 'date', or its type's name."
+    if isinstance(v, str): return "text"
+    if isinstance(v, (bool, np.bool_)): return "boolean"
+    if isinstance(v, (int, float, np.integer, np.floating)): return "number"
+    if isinstance(v, (datetime.date, datetime.timedelta, np.datetime64, np.timedelta64, pd.Period)): return "date"
+    return type(v).__name__
+
+def _plural(kind): return {"number": "numbers", "boolean": "booleans", "date": "dates"}.get(kind, kind)
+
+def _culprits(column, mask, k=5):
+    "The first `k` distinct values of `column` where `mask` holds, and their rows (a DataFrame's index labels, else positions), as text ('row 3', 'rows 0, 1, ...')."
+    values, where = np.asarray(column, dtype=object), np.flatnonzero(mask)
+    distinct = list(pd.unique(values[where]))
+    rows = column.index[where[:k]].tolist() if isinstance(column, pd.Series) else where[:k].tolist()
+    more = lambda n: ", ..." if n > k else ""
+    return (", ".join(map(repr, distinct[:k])) + more(len(distinct)),
+            ("row " if len(where) == 1 else "rows ") + ", ".join(map(str, rows)) + more(len(where)))
+
+def _holds_dates(column):
+    "Whether `column` holds dates, times or durations: a datetime, timedelta or period dtype, or such objects."
+    dtype = column.dtype
+    if isinstance(dtype, pd.PeriodDtype) or pd.api.types.is_datetime64_any_dtype(dtype) or pd.api.types.is_timedelta64_dtype(dtype):
+        return True
+    if not pd.api.types.is_object_dtype(dtype): return False
+    return pd.api.types.infer_dtype(column, skipna=True) in ("datetime", "datetime64", "date", "time", "timedelta", "period")
+
+def _refuse_dates(column, name):
+    "An error for a column of dates: a tree splits numbers or levels, and says how to make numbers of them."
+    if _holds_dates(column):
+        raise ValueError(f"column {name} holds dates or times ({column.dtype}): a tree splits numbers or levels, not dates. Make "
+                         f"numbers of it first, e.g. days since the first: (X[{name}] - X[{name}].min()).dt.days, or its parts: "
+                         f".dt.year, .dt.month, .dt.dayofweek; or list it in categorical_features to make each date a level")
+
+def _number_like(values):
+    "Which entries of the object array `values` are numbers or text that reads as one ('3.5'); booleans and missing values are not."
+    codes, distinct = pd.factorize(values)                               # each distinct value looked at once
+    distinct = np.asarray(distinct, dtype=object)
+    readable = np.array([_kind(v) == "number" for v in distinct], dtype=bool)
+    text = np.array([isinstance(v, str) for v in distinct], dtype=bool)
+    readable[text] = pd.to_numeric(pd.Series(distinct[text], dtype=object), errors="coerce").notna().to_numpy()
+    return np.append(readable, False)[codes]                             # code -1 (missing): the appended False
+
+def _refuse_numbers_as_text(column, name):
+    "An error for a text column whose known values mostly read as numbers: a missing-value marker or a typo made it text."
+    values = np.asarray(column, dtype=object)
+    known = ~_is_missing(values)
+    numbers = _number_like(values)
+    if not known.any() or numbers.sum() <= known.sum() / 2: return
+    odd = known & ~numbers
+    if not odd.any():
+        raise ValueError(f"column {name} holds numbers written as text (e.g. {_culprits(column, known, 1)[0]}); 'auto' would "
+                         f"make each number a level. Convert it: pd.to_numeric(X[{name}]); or list it in categorical_features "
+                         f"to keep it categorical")
+    examples, rows = _culprits(column, odd)
+    raise ValueError(f"column {name} is text, but {numbers.sum()} of its {known.sum()} values are numbers; the others ({examples}, "
+                     f"at {rows}) look like a missing-value marker or a typo, and 'auto' would make each number a level. "
+                     f"If they mark missing values, read them as NaN: pd.read_csv(..., na_values=[...]) or "
+                     f"pd.to_numeric(X[{name}], errors='coerce'); fix a typo; or list the column in categorical_features to keep "
+                     f"it categorical")
+
+def _auto_categorical(column, name):
+    "Whether `categorical_features='auto'` makes `column` categorical: `_looks_categorical`, after refusing dates and text that is mostly numbers (a pandas category or bool dtype is taken at its word)."
+    _refuse_dates(column, name)
+    if not _looks_categorical(column): return False
+    if not (isinstance(column, pd.Series) and (isinstance(column.dtype, pd.CategoricalDtype) or pd.api.types.is_bool_dtype(column.dtype))):
+        _refuse_numbers_as_text(column, name)
+    return True
+
 # %% ../nbs/06_categorical.ipynb #aa717c75
 #| code-fold: true
 def _chosen_columns(chosen, columns, names):
     "Sorted indices of the categorical columns among `columns` (named `names`, or None) that `chosen`, the encoder's `categorical_features`, designates."
     if chosen is None: return []
     if isinstance(chosen, str):
-        if chosen == "auto": return [j for j, column in enumerate(columns) if _looks_categorical(column)]
+        if chosen == "auto": return [j for j, column in enumerate(columns) if _auto_categorical(column, _column_name(names, j))]
         raise ValueError(f"categorical_features must be 'auto', None, a list of column names or indices, or a boolean mask, "
                          f"got {chosen!r} (for one column write [{chosen!r}])")
     try: chosen = list(chosen)
@@ -358,59 +436,108 @@ def _chosen_columns(chosen, columns, names):
 # %% ../nbs/06_categorical.ipynb #2fc779b8
 #| code-fold: true
 def _numeric_column(column, name):
-    "A numeric column as floats (None and pandas' NA as NaN), or an error, naming the column `name`, that suggests declaring it categorical."
+    "A numeric column as floats (None and pandas' NA as NaN), or an error, naming the column `name`, its odd values and their rows, that says what to do."
+    _refuse_dates(column, name)
     try:
         if isinstance(column, pd.Series): return column.to_numpy(dtype=float, na_value=np.nan)
         column = np.asarray(column)
         if column.dtype == object: column = np.where(_is_missing(column), np.nan, column)   # None, pandas' NA: NaN
         return column.astype(float)
     except (TypeError, ValueError):
-        example = next((v for v in np.asarray(column, dtype=object) if not isinstance(v, (int, float, np.number))), None)
-        raise ValueError(f"column {name} is treated as numeric but holds {example!r}; "
-                         f"list it in categorical_features to treat it as categorical") from None
+        values = np.asarray(column, dtype=object)
+        examples, rows = _culprits(column, ~_is_missing(values) & ~_number_like(values))
+        raise ValueError(f"column {name} is treated as numeric but holds {examples} (at {rows}); if these mark missing "
+                         f"values, make them NaN (pd.read_csv(..., na_values=[...]) or pd.to_numeric(X[{name}], errors='coerce')); "
+                         f"to treat the column as categorical, list it in categorical_features") from None
 
 # %% ../nbs/06_categorical.ipynb #0bfb8381
 #| code-fold: true
+UNKNOWN_LEVELS = ("warn", "ignore", "error")     # what transform does with levels fit never saw (scikit-learn's `handle_unknown`)
+
+class DataWarning(UserWarning):
+    "Data that is accepted but probably not what was meant: a categorical column with nearly as many levels as values, levels never seen in fit."
+
 class CategoryEncoder:
     "Find the categorical columns of X and turn them into integer level codes."
-    def __init__(self, categorical_features="auto"):
-        self.categorical_features = categorical_features
+    def __init__(self, categorical_features="auto", handle_unknown="warn"):
+        self.categorical_features, self.handle_unknown = categorical_features, handle_unknown
 
-    def _name(self, j):
-        "How errors name column `j`: its DataFrame name, else its position."
-        return repr(self.feature_names_in_[j]) if self.feature_names_in_ is not None else f"{j} (position)"
+    def _name(self, j): return _column_name(self.feature_names_in_, j)
 
     def fit(self, X):
-        "Choose the categorical columns of `X` and record their levels; returns self."
+        "Choose the categorical columns of `X` and record their levels and the kinds of value they are; returns self."
         columns, names = _columns_of(X)
         self.n_features_in_, self.feature_names_in_ = len(columns), names
         self.categorical_ = _chosen_columns(self.categorical_features, columns, names)
-        self.levels_ = {}
+        self.levels_, self.kinds_ = {}, {}
         for j in self.categorical_:
             column = columns[j]
             if isinstance(column, pd.Series) and isinstance(column.dtype, pd.CategoricalDtype):
                 self.levels_[j] = np.asarray(column.cat.categories, dtype=object)
             else: self.levels_[j] = _sorted_levels(column)
+            self.kinds_[j] = frozenset(map(_kind, self.levels_[j]))
+            n_known, n_seen = int((~_is_missing(column)).sum()), len(pd.unique(np.asarray(column, dtype=object)[~_is_missing(column)]))
+            if n_seen >= 20 and n_seen > n_known / 2:
+                warnings.warn(f"categorical column {self._name(j)} has {n_seen} levels among {n_known} values: most levels are "
+                              "seen once or twice, and a split on them learns little that holds on new data (an identifier? "
+                              "free text? numbers stored as text?); drop it, make numbers of it, or choose the categorical "
+                              "columns with categorical_features", DataWarning, stacklevel=2)
         for j in set(range(len(columns))) - set(self.categorical_): _numeric_column(columns[j], self._name(j))
         return self
 
-    def transform(self, X):
-        "`X` as a float array: numeric columns as they are, categorical ones as codes 0..k-1, levels unseen by fit as -1, missing values as NaN."
+    def transform(self, X, handle_unknown=None):
+        "`X` as a float array: numeric columns as they are, categorical ones as codes 0..k-1, missing values as NaN, levels unseen by fit as -1, reported as `handle_unknown` says (None: the encoder's); a value of another kind than the column's levels is an error."
         if not hasattr(self, "levels_"): raise ValueError("this CategoryEncoder is not fitted yet: call fit(X) first")
+        handle_unknown = self.handle_unknown if handle_unknown is None else handle_unknown
+        if handle_unknown not in UNKNOWN_LEVELS:
+            raise ValueError(f"handle_unknown must be one of {UNKNOWN_LEVELS}, got {handle_unknown!r}")
         columns, names = _columns_of(X)
         if len(columns) != self.n_features_in_:
             raise ValueError(f"X has {len(columns)} columns but the encoder was fitted on {self.n_features_in_}")
         if names is not None and self.feature_names_in_ is not None and list(names) != list(self.feature_names_in_):
             raise ValueError(f"X's columns {list(names)} differ from those seen in fit {list(self.feature_names_in_)}")
-        encoded = np.empty((len(columns[0]) if columns else 0, len(columns)))
+        encoded, unseen = np.empty((len(columns[0]), len(columns))), []
         for j, column in enumerate(columns):
-            if j in self.levels_:
-                values = np.asarray(column, dtype=object)
-                encoded[:, j] = pd.Index(self.levels_[j]).get_indexer(values)
-                encoded[_is_missing(values), j] = np.nan
-            else: encoded[:, j] = _numeric_column(column, self._name(j))
+            if j not in self.levels_:
+                encoded[:, j] = _numeric_column(column, self._name(j))
+                continue
+            values = np.asarray(column, dtype=object)
+            encoded[:, j] = pd.Index(self.levels_[j]).get_indexer(values)
+            encoded[_is_missing(values), j] = np.nan
+            new = encoded[:, j] == -1
+            if new.any():
+                self._check_kinds(j, column, new)
+                unseen.append((j, column, new))
+        if unseen and handle_unknown != "ignore": self._report_unseen(unseen, handle_unknown)
         return encoded
 
     def fit_transform(self, X):
         "`fit(X)` then `transform(X)`."
         return self.fit(X).transform(X)
+
+# %% ../nbs/06_categorical.ipynb #b3e9f1a2
+#| code-fold: true
+def _check_kinds(self, j, column, new):
+    "An error if the values of categorical column `j` at the rows `new` (matching no level) are of another kind than its levels were at fit."
+    values = np.asarray(column, dtype=object)
+    other = np.array([_kind(v) not in self.kinds_[j] for v in values[new]], dtype=bool)
+    if len(self.kinds_[j]) == 1 and other.any():
+        wrong = np.zeros(len(values), dtype=bool)
+        wrong[np.flatnonzero(new)[other]] = True
+        examples, rows = _culprits(column, wrong)
+        kinds = sorted({_kind(v) for v in values[wrong]})
+        raise ValueError(f"column {self._name(j)} held {_plural(next(iter(self.kinds_[j])))} at fit (levels {_culprits(self.levels_[j], np.ones(len(self.levels_[j]), bool), 3)[0]}) "
+                         f"but X holds {' and '.join(map(_plural, kinds))} ({examples}, at {rows}): a level matches only a value of its own "
+                         "kind, so these rows would all be routed as missing; pass the column as it was at fit (its levels, not codes)")
+
+def _report_unseen(self, unseen, handle_unknown):
+    "One warning (or, if `handle_unknown='error'`, one error) for every column with levels `fit` never saw: `unseen` holds (j, column, rows)."
+    parts = [f"column {self._name(j)}: {_culprits(column, new, 3)[0]} ({new.sum()} of {len(new)} rows)" for j, column, new in unseen]
+    if handle_unknown == "error":
+        raise ValueError("X holds levels never seen in fit, and handle_unknown='error' refuses them: " + "; ".join(parts)
+                         + ". Pass handle_unknown='warn' or 'ignore' to route them as missing values, or fit on data that has them")
+    warnings.warn("X holds levels never seen in fit, routed as missing values (each split sends them to its missing-value side): "
+                  + "; ".join(parts) + ". Pass handle_unknown='ignore' to silence this, or 'error' to refuse them",
+                  DataWarning, stacklevel=3)
+
+CategoryEncoder._check_kinds, CategoryEncoder._report_unseen = _check_kinds, _report_unseen

@@ -20,7 +20,7 @@ from .tree import Tree
 from .naive import best_split
 from .growth import GrowthPlan, StoppingRules, check_regression_target, grow_tree_from_plan
 from .criteria import COLUMN_SEARCHES
-from .categorical import CategoryEncoder, column_searches
+from .categorical import CategoryEncoder, UNKNOWN_LEVELS, column_searches
 from .levelwise import grow_levelwise_from_plan
 from .fast import FAST
 from .inference import apply as apply_tree, decision_path as tree_decision_path, feature_importances
@@ -110,6 +110,11 @@ def check_tree_params(estimator, criteria, other_criteria=(), other_estimator="t
     check_parameter("missing", p.missing, _choice(p.missing, MISSING_STRATEGIES),
              "'direction' (each split learns a side for missing values), 'surrogate' (rpart's surrogate splits) or 'error'")
     check_parameter("max_surrogates", p.max_surrogates, is_integer(p.max_surrogates) and p.max_surrogates >= 0, "an integer >= 0")
+    check_parameter("handle_unknown", p.handle_unknown, _choice(p.handle_unknown, UNKNOWN_LEVELS), "'warn' (a level never seen "
+                    "in fit is routed as a missing value, and a warning says so), 'ignore' (the same, silently) or 'error'")
+    if p.missing == "surrogate":                       # what chapter 13's grower cannot do, refused before any data
+        try: check_surrogate_options(p.criterion, p.max_surrogates, p.max_leaf_nodes, p.splitter)
+        except ValueError as error: raise ParameterError(f"missing='surrogate': {error}") from None
     if not _choice(p.algorithm, ALGORITHMS):
         raise ParameterError(f"unknown algorithm {p.algorithm!r}; choose one of {', '.join(map(repr, ALGORITHMS))}")
 
@@ -181,12 +186,25 @@ class EstimatorTree(Tree):
 
 # %% ../nbs/14_estimators.ipynb #2cfe4e53
 def categorical_encoder(categorical_features, X):
-    "A `CategoryEncoder` fitted on `X` if it has categorical columns ('auto': a data frame's non-numeric ones; or the listed ones), else None."
+    "A `CategoryEncoder` fitted on `X` if it has categorical columns ('auto': a data frame's non-numeric ones; or the listed ones), else None; a data frame's other columns must be numbers, and an array of text with 'auto' is refused."
     if isinstance(categorical_features, str):
-        if not isinstance(X, pd.DataFrame): return None   # 'auto' reads a data frame's column types; arrays are numeric
-    elif categorical_features is None or len(categorical_features) == 0: return None
-    encoder = CategoryEncoder(categorical_features).fit(X)
+        if not isinstance(X, pd.DataFrame):           # 'auto' reads a data frame's column types; arrays are numeric
+            _refuse_text_array(X)
+            return None
+    elif (categorical_features is None or len(categorical_features) == 0) and not isinstance(X, pd.DataFrame): return None
+    encoder = CategoryEncoder(categorical_features).fit(X)       # a data frame's numeric columns checked too (text, dates)
     return encoder if len(encoder.categorical_) else None
+
+def _refuse_text_array(X):
+    "An error, with the remedy, for an array that holds text: 'auto' finds categorical columns by a data frame's types only."
+    array = np.asarray(X) if isinstance(X, (list, tuple, np.ndarray)) else None
+    if array is None or array.dtype.kind not in "OUS" or array.ndim != 2: return
+    text = next(((i, j) for (i, j), v in np.ndenumerate(array) if isinstance(v, (str, np.str_, bytes))), None)
+    if text is not None:
+        i, j = text
+        raise ValueError(f"X is an array that holds text ({array[i, j]!r} in row {i}, column {j}), and "
+                         "categorical_features='auto' finds categorical columns only by a pandas DataFrame's column types: "
+                         f"pass a DataFrame, or list the positions of the categorical columns (e.g. categorical_features=[{j}])")
 
 # %% ../nbs/14_estimators.ipynb #5a51b3ab
 #| code-fold: true
@@ -243,6 +261,9 @@ def _validate_training_data(self, X, y):
         raise ValueError(f"y has {y_shape[1]} columns, but multi-output trees are not supported yet: fit one tree per column "
                          "(sklearn.multioutput.MultiOutputClassifier or MultiOutputRegressor does that)")
     X = self._densified(X)
+    if getattr(X, "ndim", 2) == 2 and getattr(X, "shape", (1, 1))[1] == 0:  # before scikit-learn's checks, whose message is numpy's
+        raise ValueError(f"Found array with 0 feature(s) (shape={X.shape}) while a minimum of 1 is required: X has no columns, "
+                         "and a tree needs at least one feature")
     self.encoder_ = categorical_encoder(self.categorical_features, X)
     if self.encoder_ is None:
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=self._numeric_target, ensure_all_finite="allow-nan")
@@ -264,7 +285,7 @@ def _validate_X_predict(self, X):
     if self.encoder_ is None: X = validate_data(self, X, dtype=np.float64, reset=False, ensure_all_finite="allow-nan")
     else:
         validate_data(self, X, skip_check_array=True, reset=False)
-        X = check_array(self.encoder_.transform(X), dtype=np.float64, estimator=self, ensure_all_finite="allow-nan")
+        X = check_array(self.encoder_.transform(X, self.handle_unknown), dtype=np.float64, estimator=self, ensure_all_finite="allow-nan")
     X = self._check_missing(X)
     return np.ascontiguousarray(X) if self._contiguous_X else X
 
@@ -356,13 +377,13 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
 
     def __init__(self, criterion="gini", splitter="best", max_depth=None, min_samples_split=2, min_samples_leaf=1,
                  min_weight_fraction_leaf=0.0, max_features=None, random_state=None, max_leaf_nodes=None, min_impurity_decrease=0.0,
-                 class_weight=None, ccp_alpha=0.0, categorical_features="auto", missing="direction",
+                 class_weight=None, ccp_alpha=0.0, categorical_features="auto", handle_unknown="warn", missing="direction",
                  max_surrogates=5, algorithm=DEFAULT_ALGORITHM):
         self.criterion, self.splitter, self.max_depth, self.min_samples_split = criterion, splitter, max_depth, min_samples_split
         self.min_samples_leaf, self.min_weight_fraction_leaf, self.max_features = min_samples_leaf, min_weight_fraction_leaf, max_features
         self.random_state, self.max_leaf_nodes, self.min_impurity_decrease = random_state, max_leaf_nodes, min_impurity_decrease
         self.class_weight, self.ccp_alpha, self.categorical_features, self.algorithm = class_weight, ccp_alpha, categorical_features, algorithm
-        self.missing, self.max_surrogates = missing, max_surrogates
+        self.handle_unknown, self.missing, self.max_surrogates = handle_unknown, missing, max_surrogates
 
     def fit(self, X, y, sample_weight=None):
         "Grow the tree on `X` (array, sparse matrix or data frame) and labels `y` of any type; returns self."
@@ -401,13 +422,13 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
 
     def __init__(self, criterion="squared_error", splitter="best", max_depth=None, min_samples_split=2, min_samples_leaf=1,
                  min_weight_fraction_leaf=0.0, max_features=None, random_state=None, max_leaf_nodes=None, min_impurity_decrease=0.0,
-                 ccp_alpha=0.0, categorical_features="auto", missing="direction",
+                 ccp_alpha=0.0, categorical_features="auto", handle_unknown="warn", missing="direction",
                  max_surrogates=5, algorithm=DEFAULT_ALGORITHM):
         self.criterion, self.splitter, self.max_depth, self.min_samples_split = criterion, splitter, max_depth, min_samples_split
         self.min_samples_leaf, self.min_weight_fraction_leaf, self.max_features = min_samples_leaf, min_weight_fraction_leaf, max_features
         self.random_state, self.max_leaf_nodes, self.min_impurity_decrease = random_state, max_leaf_nodes, min_impurity_decrease
         self.ccp_alpha, self.categorical_features, self.algorithm = ccp_alpha, categorical_features, algorithm
-        self.missing, self.max_surrogates = missing, max_surrogates
+        self.handle_unknown, self.missing, self.max_surrogates = handle_unknown, missing, max_surrogates
 
     def fit(self, X, y, sample_weight=None):
         "Grow the tree on `X` (array, sparse matrix or data frame) and numeric targets `y`; returns self."

@@ -180,7 +180,8 @@ class BaseForest(BaseTreeEstimator):
                       max_depth=self.max_depth, min_samples_split=self.min_samples_split, min_samples_leaf=self.min_samples_leaf,
                       min_weight_fraction_leaf=self.min_weight_fraction_leaf, max_features=self.max_features,
                       max_leaf_nodes=self.max_leaf_nodes, min_impurity_decrease=self.min_impurity_decrease, ccp_alpha=self.ccp_alpha,
-                      categorical_features=self.categorical_features, missing=self.missing, max_surrogates=self.max_surrogates,
+                      categorical_features=self.categorical_features, handle_unknown=self.handle_unknown, missing=self.missing,
+                      max_surrogates=self.max_surrogates,
                       algorithm=self.algorithm)
         return self._tree_class(**{**params, **overrides})
 
@@ -375,7 +376,7 @@ class RandomForestClassifier(ForestClassifier):
     def __init__(self, n_estimators=100, *, criterion="gini", max_depth=None, min_samples_split=2, min_samples_leaf=1,
                  min_weight_fraction_leaf=0.0, max_features="sqrt", max_leaf_nodes=None, min_impurity_decrease=0.0, bootstrap=True,
                  oob_score=False, n_jobs=None, random_state=None, verbose=0, warm_start=False, class_weight=None, ccp_alpha=0.0,
-                 max_samples=None, monotonic_cst=None, categorical_features="auto", missing="direction", max_surrogates=5,
+                 max_samples=None, monotonic_cst=None, categorical_features="auto", handle_unknown="warn", missing="direction", max_surrogates=5,
                  algorithm="levelwise"):
         _set_forest_params(self, locals())
 
@@ -385,7 +386,7 @@ class ExtraTreesClassifier(ForestClassifier):
     def __init__(self, n_estimators=100, *, criterion="gini", max_depth=None, min_samples_split=2, min_samples_leaf=1,
                  min_weight_fraction_leaf=0.0, max_features="sqrt", max_leaf_nodes=None, min_impurity_decrease=0.0, bootstrap=False,
                  oob_score=False, n_jobs=None, random_state=None, verbose=0, warm_start=False, class_weight=None, ccp_alpha=0.0,
-                 max_samples=None, monotonic_cst=None, categorical_features="auto", missing="direction", max_surrogates=5,
+                 max_samples=None, monotonic_cst=None, categorical_features="auto", handle_unknown="warn", missing="direction", max_surrogates=5,
                  algorithm="levelwise"):
         _set_forest_params(self, locals())
 
@@ -394,7 +395,7 @@ class RandomForestRegressor(ForestRegressor):
     def __init__(self, n_estimators=100, *, criterion="squared_error", max_depth=None, min_samples_split=2, min_samples_leaf=1,
                  min_weight_fraction_leaf=0.0, max_features=1.0, max_leaf_nodes=None, min_impurity_decrease=0.0, bootstrap=True,
                  oob_score=False, n_jobs=None, random_state=None, verbose=0, warm_start=False, ccp_alpha=0.0, max_samples=None,
-                 monotonic_cst=None, categorical_features="auto", missing="direction", max_surrogates=5, algorithm="levelwise"):
+                 monotonic_cst=None, categorical_features="auto", handle_unknown="warn", missing="direction", max_surrogates=5, algorithm="levelwise"):
         _set_forest_params(self, locals())
 
 class ExtraTreesRegressor(ForestRegressor):
@@ -403,7 +404,7 @@ class ExtraTreesRegressor(ForestRegressor):
     def __init__(self, n_estimators=100, *, criterion="squared_error", max_depth=None, min_samples_split=2, min_samples_leaf=1,
                  min_weight_fraction_leaf=0.0, max_features=1.0, max_leaf_nodes=None, min_impurity_decrease=0.0, bootstrap=False,
                  oob_score=False, n_jobs=None, random_state=None, verbose=0, warm_start=False, ccp_alpha=0.0, max_samples=None,
-                 monotonic_cst=None, categorical_features="auto", missing="direction", max_surrogates=5, algorithm="levelwise"):
+                 monotonic_cst=None, categorical_features="auto", handle_unknown="warn", missing="direction", max_surrogates=5, algorithm="levelwise"):
         _set_forest_params(self, locals())
 
 def _set_forest_params(estimator, params):

@@ -374,7 +374,7 @@ def test_one_base_validates_the_data_of_every_family():
         ours = [k for k in cls.__mro__[:cls.__mro__.index(BaseTreeEstimator)] if k.__module__.startswith("climbing_trees")]
         for klass in ours: assert not set(shared) & set(vars(klass)), (cls, klass)
     assert BaseGradientBoosting._contiguous_X and not BaseForest._contiguous_X
-    assert "missing" not in GradientBoostingRegressor().get_params()           # declared, not a parameter
+    assert GradientBoostingRegressor().get_params()["missing"] == "direction"  # a parameter of every family
     for cls in families: assert cls().__sklearn_tags__().input_tags.sparse and cls().__sklearn_tags__().input_tags.allow_nan
     assert not RandomForestClassifier(missing="error").__sklearn_tags__().input_tags.allow_nan
 
