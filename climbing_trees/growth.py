@@ -5,6 +5,9 @@
 # %% ../nbs/04_growth.ipynb #24340338
 from __future__ import annotations
 from dataclasses import dataclass, replace
+from heapq import heappop, heappush
+from itertools import count
+from typing import NamedTuple
 import numpy as np
 from .impurity import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA, check_sample_weight, check_target
 from .tree import LEFT, RIGHT, TreeBuilder, default_side
@@ -14,7 +17,7 @@ from .naive import TIE_TOLERANCE, best_split, column_ranges, constant_features, 
 # %% auto #0
 __all__ = ['SPLITTERS', 'StoppingRules', 'check_tree_data', 'check_target_spread', 'check_regression_target',
            'check_search_options', 'draw_features', 'GrowthPlan', 'check_categorical_columns', 'plan_growth',
-           'grow_depth_first', 'search_split_node', 'grow_tree', 'grow_tree_from_plan']
+           'NodeSplit', 'grow_depth_first', 'search_split_node', 'grow_tree', 'grow_tree_from_plan']
 
 # %% ../nbs/04_growth.ipynb #d921945a
 @dataclass(frozen=True)
@@ -159,27 +162,49 @@ def plan_growth(X, y, criterion, sample_weight=None, n_classes=None, *, categori
     return X, y, w, plan
 
 # %% ../nbs/04_growth.ipynb #772ecbaf
-def grow_depth_first(plan, X, y, w, split_node, rows=None):
-    "The depth-first loop of chapters 4 and 13, over `rows` (None: all): each node summarized and, unless a stopping rule makes it a leaf, decided by `split_node(Xt, yt, wt, impurity, features, total_weight)`: None (a leaf) or (rule, surrogates or None, each row's side; UNDECIDED stays). Returns the `TreeBuilder`."
-    rules, rng = plan.rules, plan.generator()
+class NodeSplit(NamedTuple):
+    "What a per-node step decides for `grow_depth_first`: the node's rule, its surrogates (or None), each row's side (UNDECIDED stays), and the weighted impurity decrease the split buys (best-first growth's key)."
+    rule: object
+    surrogates: list | None
+    side: np.ndarray
+    decrease: float
+
+def grow_depth_first(plan, X, y, w, split_node, rows=None, rng=None):
+    "The loop of chapters 4 and 13 over `rows` (None: all), depth first, or best first up to the plan's `max_leaf_nodes`: each node summarized and, unless a stopping rule makes it a leaf, decided by `split_node(Xt, yt, wt, impurity, features, total_weight)`, None (a leaf) or a `NodeSplit`. `rng`: the generator of the draws (None: the plan's). Returns the `TreeBuilder`."
+    rules, rng = plan.rules, plan.generator() if rng is None else rng
     rows = np.arange(len(y)) if rows is None else rows
     builder, total_weight = TreeBuilder(), w[rows].sum()
-    stack = [(rows, 0, -1, True)]                               # rows, depth, parent, is the left child
-    while stack:
-        rows, depth, parent, is_left = stack.pop()
+    def make(rows, depth, parent, is_left):
+        "Write a node over `rows`; return its number and its `NodeSplit`, or None if it stays a leaf."
         yt, wt = y[rows], w[rows]
         value, impurity = node_summary(yt, wt, plan.criterion, plan.n_classes)
         t = builder.add_node(parent, is_left, value, impurity, len(rows), wt.sum())
-        if not rules.may_split(len(rows), depth, impurity): continue
+        if not rules.may_split(len(rows), depth, impurity): return t, None
         Xt = X[rows]
         features = None if plan.max_features is None else np.flatnonzero(
             draw_features(constant_features(*column_ranges(Xt)), plan.max_features, rng)[0])
-        found = split_node(Xt, yt, wt, impurity, features, total_weight)
-        if found is None: continue
-        rule, surrogates, side = found
-        builder.split_node(t, rule)
-        if surrogates is not None: builder.add_surrogates(t, surrogates)
-        stack += [(rows[side == RIGHT], depth + 1, t, False), (rows[side == LEFT], depth + 1, t, True)]
+        return t, split_node(Xt, yt, wt, impurity, features, total_weight)
+    def split(t, found, rows, depth):
+        "Write node `t`'s split; its children's (rows, depth, parent, is the left child), left first."
+        builder.split_node(t, found.rule)
+        if found.surrogates is not None: builder.add_surrogates(t, found.surrogates)
+        return (rows[found.side == LEFT], depth + 1, t, True), (rows[found.side == RIGHT], depth + 1, t, False)
+    if rules.max_leaf_nodes is None:
+        stack = [(rows, 0, -1, True)]                           # rows, depth, parent, is the left child
+        while stack:
+            node = stack.pop()
+            t, found = make(*node)
+            if found is not None: stack += split(t, found, *node[:2])[::-1]     # the left child next: pre-order
+        return builder
+    queue, made, leaves = [], count(), 1                        # best first: split nodes decided when made
+    def enqueue(node):
+        t, found = make(*node)
+        if found is not None: heappush(queue, (-found.decrease, next(made), t, found, node))
+    enqueue((rows, 0, -1, True))
+    while queue and leaves < rules.max_leaf_nodes:
+        _, _, t, found, node = heappop(queue)
+        for child in split(t, found, *node[:2]): enqueue(child)
+        leaves += 1
     return builder
 
 def search_split_node(plan, find_split=best_split):
@@ -193,13 +218,14 @@ def search_split_node(plan, find_split=best_split):
         if split.default_left is None:                         # no missing value here: later ones go to the larger child
             n_left = int(split.goes_left(Xt).sum())
             split = replace(split, default_left=default_side(n_left, len(yt) - n_left))
-        return split, None, np.where(split.goes_left(Xt), LEFT, RIGHT)
+        decrease = wt.sum() / total_weight * (impurity - split.impurity)
+        return NodeSplit(split, None, np.where(split.goes_left(Xt), LEFT, RIGHT), decrease)
     return split_node
 
 def grow_tree(X, y, criterion="gini", sample_weight=None, n_classes=None, *, find_split=best_split,
               max_depth=None, min_samples_split=2, min_samples_leaf=1, min_impurity_decrease=0.0, min_weight_leaf=0.0,
               max_leaf_nodes=None, max_features=None, splitter="best", random_state=None):
-    "Grow a binary `Tree` greedily, depth first, splitting each node by `find_split`: `plan_growth` checks the arguments once, `grow_tree_from_plan` grows."
+    "Grow a binary `Tree` greedily, depth first (best first with `max_leaf_nodes`), splitting each node by `find_split`: `plan_growth` checks the arguments once, `grow_tree_from_plan` grows."
     X, y, w, plan = plan_growth(X, y, criterion, sample_weight, n_classes, max_depth=max_depth, min_samples_split=min_samples_split,
                                 min_samples_leaf=min_samples_leaf, min_impurity_decrease=min_impurity_decrease,
                                 min_weight_leaf=min_weight_leaf, max_leaf_nodes=max_leaf_nodes, max_features=max_features,
@@ -207,10 +233,8 @@ def grow_tree(X, y, criterion="gini", sample_weight=None, n_classes=None, *, fin
     return grow_tree_from_plan(plan, X, y, w, find_split)
 
 def grow_tree_from_plan(plan, X, y, w, find_split=best_split):
-    "Grow a binary `Tree` greedily, depth first, as the checked `plan` says: split each node by `find_split` until a stopping rule makes it a leaf."
-    for name, value, default in (("max_leaf_nodes", plan.rules.max_leaf_nodes, None), ("splitter", plan.splitter, "best")):
-        if value != default:
-            shown = repr(value) if isinstance(value, str) else f"{value:g}"      # 4, not np.int64(4)
-            raise ValueError(f"the depth-first grower does not implement {name}={shown}; grow with algorithm='levelwise' "
-                             "(chapter 08's grow_levelwise), which does")
+    "Grow a binary `Tree` greedily, depth first (best first with the plan's `max_leaf_nodes`), as the checked `plan` says: split each node by `find_split` until a stopping rule makes it a leaf."
+    if plan.splitter != "best":
+        raise ValueError(f"the depth-first grower does not implement splitter={plan.splitter!r}; grow with algorithm='levelwise' "
+                         "(chapter 08's grow_levelwise), which does")
     return grow_depth_first(plan, X, y, w, search_split_node(plan, find_split)).build()

@@ -7,17 +7,17 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import NamedTuple
 import numpy as np
-from .tree import LEFT, RIGHT, UNDECIDED, SurrogateSplit, default_side
-from .naive import TIE_TOLERANCE, constant_features, first_best, midpoints, node_summary
-from .growth import grow_depth_first, plan_growth
-from .impurity import criteria_where
+from .tree import LEFT, RIGHT, UNDECIDED, Split, SurrogateSplit, default_side
+from .naive import TIE_TOLERANCE, admissible_cuts, constant_features, first_best, midpoints, node_summary
+from .growth import NodeSplit, grow_depth_first, plan_growth
+from .impurity import criteria_where, split_impurity
 from .criteria import vectorized_column_split
 from .categorical import column_searches
 
 # %% auto #0
-__all__ = ['ADJ_TOLERANCE', 'SURROGATE_CRITERIA', 'PrimarySplit', 'primary_split', 'agreement_adj', 'numeric_surrogate',
-           'categorical_surrogate', 'node_surrogates', 'majority_side', 'route', 'check_surrogate_options',
-           'grow_surrogate', 'rpart_split_node', 'grow_surrogate_from_plan']
+__all__ = ['ADJ_TOLERANCE', 'RPART_CRITERIA', 'PrimarySplit', 'primary_split', 'random_threshold_search', 'agreement_adj',
+           'numeric_surrogate', 'categorical_surrogate', 'node_surrogates', 'majority_side', 'route',
+           'check_surrogate_options', 'grow_surrogate', 'rpart_split_node', 'grow_surrogate_from_plan']
 
 # %% ../nbs/13_missing.ipynb #a689cf14
 class PrimarySplit(NamedTuple):
@@ -42,6 +42,20 @@ def primary_split(X, y, w, criterion, n_classes, searches, min_samples_leaf=1, m
     if not found: return None
     gains = np.array([p.improvement for p in found])
     return found[first_best(-gains, gains.max())]
+
+# %% ../nbs/13_missing.ipynb #5e1a7c02
+def random_threshold_search(rng):
+    "A column search for `primary_split` with `splitter='random'`: one threshold drawn by `rng` uniformly between the column's smallest and largest value (a draw of the largest gives the smallest, scikit-learn's rule), and the `Split` there if admissible, or None."
+    def search(x, y, w, criterion, n_classes=None, min_samples_leaf=1, min_weight_leaf=0.0):
+        low, high = x.min(), x.max()
+        threshold = low + (high - low) * rng.random()
+        if threshold == high: threshold = low
+        left, positive = x <= threshold, w > 0
+        if not admissible_cuts(left.sum(), (~left).sum(), positive[left].sum(), positive[~left].sum(), min_samples_leaf,
+                               w[left].sum(), w[~left].sum(), min_weight_leaf): return None
+        impurity = split_impurity(y, left, criterion, n_classes, w)
+        return Split(None, float(threshold), impurity) if np.isfinite(impurity) else None    # a Poisson child summing to 0: none
+    return search
 
 # %% ../nbs/13_missing.ipynb #f9e00294
 def agreement_adj(agree, w_left, w_right):
@@ -131,24 +145,17 @@ def route(X, side, surrogates, majority):
     return side
 
 # %% ../nbs/13_missing.ipynb #24e759a8
-SURROGATE_CRITERIA = criteria_where(surrogates=True)      # rpart's "class" and "anova": gini and squared_error
+RPART_CRITERIA = criteria_where(surrogates=True)      # rpart's "class" and "anova", gini and squared_error: its trees are our oracle
 
-def check_surrogate_options(criterion, max_surrogates, max_leaf_nodes, splitter):
-    "Refuse, with the remedy, what `grow_surrogate` does not implement."
-    if criterion not in SURROGATE_CRITERIA:
-        raise ValueError(f"surrogate splits are grown with rpart's criteria {SURROGATE_CRITERIA} (its 'class' and 'anova'), got "
-                         f"{criterion!r}; for another criterion use the learned direction (missing='direction', chapter 08's grow_levelwise)")
-    for name, value, default in (("max_leaf_nodes", max_leaf_nodes, None), ("splitter", splitter, "best")):
-        if value != default:
-            raise ValueError(f"grow_surrogate does not implement {name}={value!r}; use the learned direction (missing='direction', "
-                             "chapter 08's grow_levelwise), which does, or prune the surrogate tree (chapter 12)")
+def check_surrogate_options(criterion, max_surrogates, max_leaf_nodes=None, splitter="best"):
+    "Refuse, with the remedy, what `grow_surrogate` cannot grow: a `max_surrogates` that is not a count. Every criterion of the book, both splitters and best-first growth (`max_leaf_nodes`) are grown; chapter 4's `plan_growth`, or an estimator, checks those."
     if isinstance(max_surrogates, bool) or not isinstance(max_surrogates, (int, np.integer)) or max_surrogates < 0:
         raise ValueError(f"max_surrogates must be a non-negative integer (0: no surrogates, rows go by the majority), got {max_surrogates!r}")
 
 def grow_surrogate(X, y, criterion="gini", sample_weight=None, n_classes=None, *, categorical=(), max_surrogates=5,
                    max_depth=None, min_samples_split=2, min_samples_leaf=1, min_impurity_decrease=0.0, min_weight_leaf=0.0,
                    max_leaf_nodes=None, max_features=None, splitter="best", random_state=None):
-    "Grow a `Tree` as rpart does with missing values (NaN): the arguments checked once (`check_surrogate_options`, chapter 4's `plan_growth`), then `grow_surrogate_from_plan`."
+    "Grow a `Tree` as rpart does with missing values (NaN), with any criterion, splitter or `max_leaf_nodes`: the arguments checked once (`check_surrogate_options`, chapter 4's `plan_growth`), then `grow_surrogate_from_plan`."
     check_surrogate_options(criterion, max_surrogates, max_leaf_nodes, splitter)
     X, y, w, plan = plan_growth(X, y, criterion, sample_weight, n_classes, categorical=categorical, max_depth=max_depth,
                                 min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
@@ -157,7 +164,7 @@ def grow_surrogate(X, y, criterion="gini", sample_weight=None, n_classes=None, *
     return grow_surrogate_from_plan(replace(plan, missing="surrogate", max_surrogates=max_surrogates), X, y, w)
 
 def rpart_split_node(plan, searches, majority=majority_side):
-    "rpart's per-node step for chapter 4's `grow_depth_first` (`searches`: a column search per feature): the primary split on the known rows, if it gains and is worth making, its surrogates, each row routed by split, surrogates, `majority` (rpart's `majority_side`); missing at prediction: the child with more rows."
+    "rpart's per-node step for chapter 4's `grow_depth_first` (`searches`: a column search per feature): the primary split on the known rows, if it gains and is worth making, its surrogates, each row routed by split, surrogates, `majority` (rpart's `majority_side`); missing at prediction: the child with more rows. The decrease is W_S (i(S) - i(s)) / W."
     rules, categorical = plan.rules, frozenset(plan.categorical)
     def split_node(Xt, yt, wt, impurity, features, total_weight):
         found = primary_split(Xt, yt, wt, plan.criterion, plan.n_classes, searches, rules.min_samples_leaf, rules.min_weight_leaf, features)
@@ -167,15 +174,17 @@ def rpart_split_node(plan, searches, majority=majority_side):
         surrogates = node_surrogates(Xt, side, wt, found.split.feature, categorical, plan.max_surrogates)
         side = route(Xt, side, surrogates, majority(side, wt))
         n_left, n_right = np.count_nonzero(side == LEFT), np.count_nonzero(side == RIGHT)
-        return replace(found.split, default_left=default_side(n_left, n_right)), surrogates, side
+        return NodeSplit(replace(found.split, default_left=default_side(n_left, n_right)), surrogates, side,
+                         found.improvement / total_weight)
     return split_node
 
 def grow_surrogate_from_plan(plan, X, y, w, majority=majority_side):
-    "Grow a `Tree` as rpart does with missing values (NaN), as the checked `plan` says: primary splits on the known rows, up to the plan's `max_surrogates` surrogates per split, rows routed by split, surrogates, `majority` (rpart's rule; a test may pass another)."
-    categorical = frozenset(plan.categorical)
-    searches = column_searches(X.shape[1], categorical, vectorized_column_split)
+    "Grow a `Tree` as rpart does with missing values (NaN), as the checked `plan` says (any criterion; random thresholds; best first with `max_leaf_nodes`): primary splits on the known rows, up to the plan's `max_surrogates` surrogates per split, rows routed by split, surrogates, `majority` (rpart's rule; a test may pass another)."
+    categorical, rng = frozenset(plan.categorical), plan.generator()      # one generator draws the features and the thresholds
+    numeric = vectorized_column_split if plan.splitter == "best" else random_threshold_search(rng)
+    searches = column_searches(X.shape[1], categorical, numeric)
     kept = np.flatnonzero(~np.isnan(X).all(axis=1))
     if not len(kept): raise ValueError("every row of X misses every feature (all NaN): there is nothing to split on")
-    builder = grow_depth_first(plan, X, y, w, rpart_split_node(plan, searches, majority), rows=kept)
+    builder = grow_depth_first(plan, X, y, w, rpart_split_node(plan, searches, majority), rows=kept, rng=rng)
     n_levels = max((int(np.nanmax(X[:, j])) + 1 for j in categorical if not np.isnan(X[:, j]).all()), default=0)
     return builder.build(n_levels)
