@@ -25,7 +25,7 @@ from .levelwise import grow_levelwise_from_plan
 from .fast import FAST
 from .inference import apply as apply_tree, decision_path as tree_decision_path, feature_importances
 from .pruning import cost_complexity_path, prune
-from .missing import check_surrogate_options, grow_surrogate_from_plan
+from .missing import grow_surrogate_from_plan
 
 # %% auto #0
 __all__ = ['ALGORITHMS', 'DEFAULT_ALGORITHM', 'CLASSIFIER_CRITERIA', 'REGRESSOR_CRITERIA', 'MISSING_STRATEGIES', 'MAX_SEED',
@@ -112,9 +112,9 @@ def check_tree_params(estimator, criteria, other_criteria=(), other_estimator="t
     check_parameter("max_surrogates", p.max_surrogates, is_integer(p.max_surrogates) and p.max_surrogates >= 0, "an integer >= 0")
     check_parameter("handle_unknown", p.handle_unknown, _choice(p.handle_unknown, UNKNOWN_LEVELS), "'warn' (a level never seen "
                     "in fit is routed as a missing value, and a warning says so), 'ignore' (the same, silently) or 'error'")
-    if p.missing == "surrogate":                       # what chapter 13's grower cannot do, refused before any data
-        try: check_surrogate_options(p.criterion, p.max_surrogates, p.max_leaf_nodes, p.splitter)
-        except ValueError as error: raise ParameterError(f"missing='surrogate': {error}") from None
+    if p.splitter == "random" and p.algorithm != "levelwise" and p.missing != "surrogate":   # refused before any data
+        raise ParameterError(f"splitter='random' is grown by algorithm='levelwise' (chapter 8) or with missing='surrogate' "
+                             f"(chapter 13); the depth-first algorithm {p.algorithm!r} searches every threshold")
     if not _choice(p.algorithm, ALGORITHMS):
         raise ParameterError(f"unknown algorithm {p.algorithm!r}; choose one of {', '.join(map(repr, ALGORITHMS))}")
 
@@ -295,7 +295,6 @@ def _grow(self, X, y, w, n_classes):
     "Resolve the parameters against the data into a `GrowthPlan`, grow `tree_` by it, and prune it at `ccp_alpha` (chapter 12)."
     plan, self.max_features_ = resolve_plan(self, len(y), X.shape[1], w.sum(), n_classes, np.flatnonzero(self.is_categorical_),
                                             grower_seed(self.random_state))
-    if plan.missing == "surrogate": check_surrogate_options(plan.criterion, plan.max_surrogates, plan.rules.max_leaf_nodes, plan.splitter)
     grown = grow_by_plan(plan, X, y, w, self.algorithm)
     self._install(prune(grown, self.ccp_alpha) if self.ccp_alpha > 0 else grown)
 

@@ -23,7 +23,6 @@ from .levelwise import (PLAIN, Growth, check_presorted, grow_depth_by_depth, gro
                                       keeps_orders, presort, subset_orders)
 from .inference import apply as apply_tree, decision_path as tree_decision_path, feature_importances
 from .pruning import prune
-from .missing import check_surrogate_options
 from .estimators import (BaseTreeEstimator, DecisionTreeClassifier, DecisionTreeRegressor, MAX_SEED, ParameterError,
                                        patch_to, grow_by_plan, resolve_plan, is_integer, check_parameter)
 
@@ -249,7 +248,6 @@ def _grow_forest(self, X, y, seeds):
     template = self.estimator_
     plan, self._max_features = resolve_plan(template, len(y), X.shape[1], 1.0, getattr(self, "n_classes_", None),   # min_weight_leaf:
                                             np.flatnonzero(self.is_categorical_))                                     # per unit of weight
-    if plan.missing == "surrogate": check_surrogate_options(plan.criterion, plan.max_surrogates, plan.rules.max_leaf_nodes, plan.splitter)
     batched = template.algorithm == "levelwise" and plan.missing == "direction"
     orders = trees_orders(plan, X) if batched else None                   # sorted once for every tree, if the trees read orders
     n_jobs = max(1, effective_n_jobs(self.n_jobs))

@@ -178,19 +178,25 @@ def test_pyarrow_strings():
     assert C().fit(frame, np.arange(12) % 2).is_categorical_.tolist() == [True]
 
 
-def test_surrogate_combinations_are_checked_with_the_parameters():
-    "Whatever chapter 13's grower cannot do with surrogates is refused before any data is read."
-    from climbing_trees.missing import check_surrogate_options
-    for params in (dict(criterion="entropy"), dict(splitter="random"), dict(max_leaf_nodes=4)):
-        try: check_surrogate_options(params.get("criterion", "gini"), 5, params.get("max_leaf_nodes"), params.get("splitter", "best"))
-        except ValueError: refused = True
-        else: refused = False
-        if refused:
-            with pytest.raises(ParameterError, match="missing='surrogate'"):
-                C(missing="surrogate", **params).fit(None, None)
-        else:
-            X = np.where(np.random.default_rng(0).random((80, 3)) < 0.1, np.nan, np.random.default_rng(1).random((80, 3)))
-            C(missing="surrogate", random_state=0, **params).fit(X, np.arange(80) % 2)
+def test_a_grid_over_criterion_and_missing_fits_everywhere():
+    "Every criterion with every missing-value strategy, the random splitter and best first: no failed fit, no NaN score."
+    from sklearn.model_selection import GridSearchCV
+    rng = np.random.default_rng(0)
+    X = np.where(rng.random((120, 3)) < 0.1, np.nan, rng.random((120, 3)))
+    y = (np.nan_to_num(X[:, 0]) > 0.5).astype(int)
+    grid = dict(criterion=["gini", "entropy", "log_loss"], missing=["direction", "surrogate"], splitter=["best", "random"],
+                max_leaf_nodes=[None, 4])
+    search = GridSearchCV(C(random_state=0), grid, cv=3, error_score="raise").fit(X, y)
+    assert np.isfinite(search.cv_results_["mean_test_score"]).all() and len(search.cv_results_["params"]) == 24
+    regression = GridSearchCV(R(random_state=0), dict(criterion=["squared_error", "absolute_error", "poisson"], missing=["surrogate"]),
+                              cv=3, error_score="raise").fit(X, y + 1.0)
+    assert np.isfinite(regression.cv_results_["mean_test_score"]).all()
+    assert ExtraTreesClassifier(n_estimators=5, missing="surrogate", random_state=0).fit(X, y).score(X, y) > 0.8
+
+
+def test_a_random_splitter_with_a_depth_first_algorithm_is_refused_with_the_parameters():
+    with pytest.raises(ParameterError, match="the depth-first algorithm 'naive'"):
+        C(splitter="random", algorithm="naive").fit(None, None)
 
 
 def test_boosting_accepts_missing_like_the_trees():
