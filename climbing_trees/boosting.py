@@ -6,6 +6,7 @@
 from __future__ import annotations
 from dataclasses import replace
 from time import perf_counter
+import warnings
 import numpy as np
 from scipy.special import expit, logit, logsumexp, softmax
 from sklearn.base import ClassifierMixin, RegressorMixin, clone, is_classifier
@@ -20,7 +21,7 @@ from .missing import grow_surrogate_from_plan
 from .inference import apply as apply_tree, feature_importances
 from .pruning import prune
 from .estimators import (BaseTreeEstimator, DecisionTreeRegressor, ParameterError, patch_to, resolve_max_features,
-                                       resolve_plan, is_integer, is_number, check_parameter)
+                                       resolve_plan, is_integer, is_number, check_parameter, shap_tree, shap_model)
 
 # %% auto #0
 __all__ = ['REGRESSION_LOSSES', 'CLASSIFICATION_LOSSES', 'BOOSTING_CRITERIA', 'weighted_percentile', 'newton_leaf_values', 'Loss',
@@ -194,7 +195,12 @@ class BaseGradientBoosting(BaseTreeEstimator):
         "Check every parameter before reading data; a `ParameterError` names the culprit and what it accepts."
         if self.loss not in self._losses:
             raise ParameterError(f"unknown loss {self.loss!r} for {type(self).__name__}; choose one of {', '.join(map(repr, self._losses))}")
-        check_parameter("criterion", self.criterion, self.criterion in BOOSTING_CRITERIA, "'friedman_mse' or 'squared_error' (they grow the same trees)")
+        check_parameter("criterion", self.criterion, self.criterion == "deprecated" or self.criterion in BOOSTING_CRITERIA,
+                        "'deprecated' (the default), 'squared_error' or 'friedman_mse' (all grow the same trees)")
+        if self.criterion != "deprecated":               # scikit-learn 1.9's FutureWarning, in words of ours
+            warnings.warn(f"The parameter `criterion` is deprecated since scikit-learn 1.9 (which removes it in 1.11) and has no effect: "
+                          f"every tree is grown with the squared error, which ranks splits as criterion={self.criterion!r} does; "
+                          "leave criterion at its default, 'deprecated', to silence this warning", FutureWarning, stacklevel=3)
         check_parameter("learning_rate", self.learning_rate, is_number(self.learning_rate) and 0 <= self.learning_rate < np.inf, "a finite number >= 0")
         check_parameter("n_estimators", self.n_estimators, is_integer(self.n_estimators) and self.n_estimators >= 1, "an integer >= 1")
         check_parameter("subsample", self.subsample, is_number(self.subsample) and 0 < self.subsample <= 1, "a fraction in (0, 1]")
@@ -414,7 +420,7 @@ class GradientBoostingRegressor(RegressorMixin, BaseGradientBoosting):
     "Gradient boosting of the book's regression trees for a numeric target, with scikit-learn's parameters."
     _losses, _numeric_target = tuple(REGRESSION_LOSSES), True
 
-    def __init__(self, *, loss="squared_error", learning_rate=0.1, n_estimators=100, subsample=1.0, criterion="friedman_mse",
+    def __init__(self, *, loss="squared_error", learning_rate=0.1, n_estimators=100, subsample=1.0, criterion="deprecated",
                  min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0, max_depth=3, min_impurity_decrease=0.0,
                  init=None, random_state=None, max_features=None, alpha=0.9, verbose=0, max_leaf_nodes=None, warm_start=False,
                  validation_fraction=0.1, n_iter_no_change=None, tol=1e-4, ccp_alpha=0.0, categorical_features="auto",
@@ -450,7 +456,7 @@ class GradientBoostingClassifier(ClassifierMixin, BaseGradientBoosting):
     "Gradient boosting of the book's regression trees on the log-loss (or the exponential loss), with scikit-learn's parameters."
     _losses = CLASSIFICATION_LOSSES
 
-    def __init__(self, *, loss="log_loss", learning_rate=0.1, n_estimators=100, subsample=1.0, criterion="friedman_mse",
+    def __init__(self, *, loss="log_loss", learning_rate=0.1, n_estimators=100, subsample=1.0, criterion="deprecated",
                  min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0, max_depth=3, min_impurity_decrease=0.0,
                  init=None, random_state=None, max_features=None, verbose=0, max_leaf_nodes=None, warm_start=False,
                  validation_fraction=0.1, n_iter_no_change=None, tol=1e-4, ccp_alpha=0.0, categorical_features="auto",
@@ -507,3 +513,40 @@ class GradientBoostingClassifier(ClassifierMixin, BaseGradientBoosting):
     def staged_predict(self, X):
         "The predicted class after each stage."
         for raw in self._staged_raw_predict(X): yield self._classes_of(raw)
+
+# %% ../nbs/17_boosting.ipynb #c7c1d002
+@patch_to(BaseGradientBoosting)
+def to_shap(self):
+    "The fitted model as the dictionary shap's `TreeExplainer` takes, explaining the raw score: `init_`'s constant as `base_offset`, each tree's values times the learning rate (one output per class score); refused for a non-constant `init_` or splits on level sets."
+    check_is_fitted(self)
+    if not isinstance(self.init_, (str, DummyClassifier, DummyRegressor)):
+        raise ValueError(f"init_ is a fitted {type(self.init_).__name__}, whose raw score depends on the row, and shap's dictionary has "
+                         "one constant base_offset: fit with init=None (the loss's best constant) or init='zero' to explain the model with shap")
+    offset, K = self._init_raw(np.zeros((1, self.n_features_in_)))[0], self.n_trees_per_iteration_
+    names, trees = getattr(self, "feature_names_in_", None), []
+    for stage in self.estimators_:
+        for k, estimator in enumerate(stage):
+            values = estimator.tree_.value if K == 1 else np.zeros((estimator.tree_.node_count, K))
+            if K > 1: values[:, k] = estimator.tree_.value[:, 0]          # this tree adds to class k's score only
+            trees.append(shap_tree(estimator.tree_, self.learning_rate, values, names))
+    binary_log_loss = is_classifier(self) and self.loss == "log_loss" and K == 1
+    return shap_model(trees, float(offset[0]) if K == 1 else offset, "log_odds" if binary_log_loss else "raw_value",
+                      "binary_crossentropy" if binary_log_loss else "squared_error" if self.loss == "squared_error" else None)
+
+@patch_to(BaseGradientBoosting)
+def __len__(self):
+    "The number of fitted stages."
+    check_is_fitted(self)
+    return len(self.estimators_)
+
+@patch_to(BaseGradientBoosting)
+def __getitem__(self, index):
+    "Stage `index`: its array of trees (one, or one per class), as scikit-learn's `model[index]`."
+    check_is_fitted(self)
+    return self.estimators_[index]
+
+@patch_to(BaseGradientBoosting)
+def __iter__(self):
+    "The stages, in order."
+    check_is_fitted(self)
+    return iter(self.estimators_)

@@ -15,7 +15,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone
 from sklearn.utils import Bunch, check_random_state, compute_sample_weight
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_is_fitted, check_X_y, validate_data
-from .impurity import check_sample_weight, criteria_where
+from .impurity import check_sample_weight, criteria_where, grown_as
 from .tree import Tree
 from .naive import best_split
 from .growth import GrowthPlan, StoppingRules, check_regression_target, grow_tree_from_plan
@@ -28,11 +28,12 @@ from .pruning import cost_complexity_path, prune
 from .missing import grow_surrogate_from_plan
 
 # %% auto #0
-__all__ = ['ALGORITHMS', 'DEFAULT_ALGORITHM', 'CLASSIFIER_CRITERIA', 'REGRESSOR_CRITERIA', 'MISSING_STRATEGIES', 'MAX_SEED',
-           'depth_first_grower', 'ParameterError', 'is_integer', 'is_number', 'check_parameter', 'check_tree_params',
-           'resolve_max_features', 'resolve_tree_params', 'grower_seed', 'resolve_plan', 'EstimatorTree',
-           'categorical_encoder', 'patch_to', 'BaseTreeEstimator', 'BaseDecisionTree', 'grow_by_plan', 'class_codes',
-           'DecisionTreeClassifier', 'DecisionTreeRegressor']
+__all__ = ['ALGORITHMS', 'DEFAULT_ALGORITHM', 'CLASSIFIER_CRITERIA', 'REGRESSOR_CRITERIA', 'DEPRECATED_CRITERIA',
+           'MISSING_STRATEGIES', 'MAX_SEED', 'SHAP_OBJECTIVES', 'depth_first_grower', 'ParameterError', 'is_integer',
+           'is_number', 'check_parameter', 'warn_deprecated_criterion', 'check_tree_params', 'resolve_max_features',
+           'resolve_tree_params', 'grower_seed', 'resolve_plan', 'EstimatorTree', 'categorical_encoder', 'patch_to',
+           'BaseTreeEstimator', 'BaseDecisionTree', 'grow_by_plan', 'class_codes', 'DecisionTreeClassifier',
+           'DecisionTreeRegressor', 'shap_tree', 'shap_model']
 
 # %% ../nbs/14_estimators.ipynb #1615d0cc
 def depth_first_grower(numeric_search):
@@ -76,12 +77,20 @@ def _check_class_weight(class_weight):
 # %% ../nbs/14_estimators.ipynb #88fdcdb0
 CLASSIFIER_CRITERIA = criteria_where(task="classification", trees=True, estimators=True)   # chapter 01's table
 REGRESSOR_CRITERIA = criteria_where(task="regression", trees=True, estimators=True)
+DEPRECATED_CRITERIA = criteria_where(task="regression", trees=False)   # ("friedman_mse",): another name of squared_error
 MISSING_STRATEGIES = ("direction", "surrogate", "error")
 
-def check_tree_params(estimator, criteria, other_criteria=(), other_estimator="the other kind of tree"):
-    "Check every parameter of a tree estimator before it reads any data; a `ParameterError` names the culprit and what it accepts."
+def warn_deprecated_criterion(criterion, stacklevel=5):
+    "scikit-learn 1.9's `FutureWarning` for a criterion name it still accepts but will remove, in words of ours: what it grows, and how to silence it."
+    warnings.warn(f"criterion={criterion!r} is deprecated since scikit-learn 1.9 (which removes it in 1.11); it grows the same tree "
+                  f"as criterion={grown_as(criterion)!r} (chapter 17 shows why), so write criterion={grown_as(criterion)!r} to silence "
+                  "this warning", FutureWarning, stacklevel=stacklevel)
+
+def check_tree_params(estimator, criteria, other_criteria=(), other_estimator="the other kind of tree", deprecated=()):
+    "Check every parameter of a tree estimator before it reads any data; a `ParameterError` names the culprit and what it accepts; a `deprecated` criterion warns."
     p, name = estimator, type(estimator).__name__
-    if not _choice(p.criterion, criteria):
+    if _choice(p.criterion, deprecated): warn_deprecated_criterion(p.criterion)     # stacklevel: the caller of fit
+    elif not _choice(p.criterion, criteria):
         hint = f" ({p.criterion!r} is a criterion of {other_estimator})" if _choice(p.criterion, other_criteria) else ""
         raise ParameterError(f"unknown criterion {p.criterion!r} for {name}{hint}; choose one of {', '.join(map(repr, criteria))}")
     check_parameter("splitter", p.splitter, _choice(p.splitter, ("best", "random")), "'best' or 'random'")
@@ -146,7 +155,7 @@ def grower_seed(random_state):
 def resolve_plan(estimator, n_samples, n_features, total_weight, n_classes, categorical=(), seed=None):
     "A checked tree estimator's chapter-02 `GrowthPlan` for this data (its stopping rules in absolute numbers, `max_features` None when it names every feature, the seed `seed`), and its `max_features_`."
     rules, max_features = resolve_tree_params(estimator, n_samples, n_features, total_weight)
-    plan = GrowthPlan(estimator.criterion, n_classes, rules, None if max_features >= n_features else max_features, estimator.splitter,
+    plan = GrowthPlan(grown_as(estimator.criterion), n_classes, rules, None if max_features >= n_features else max_features, estimator.splitter,
                       seed, tuple(categorical), "surrogate" if estimator.missing == "surrogate" else "direction",
                       estimator.max_surrogates, FAST)                      # chapter 10's faster paths: the same tree, sooner
     return plan, max_features
@@ -229,11 +238,11 @@ class BaseTreeEstimator(BaseEstimator):
 
 class BaseDecisionTree(BaseTreeEstimator):
     "What the classifier and the regressor share: checks, growing, pruning, the fitted `tree_` (an `EstimatorTree`) and its queries."
-    _criteria, _other_criteria, _other_estimator = (), (), ""
+    _criteria, _other_criteria, _other_estimator, _deprecated_criteria = (), (), "", ()
 
     def _check_params(self):
-        "Check every parameter, before any data (a `ParameterError` names the culprit)."
-        check_tree_params(self, self._criteria, self._other_criteria, self._other_estimator)
+        "Check every parameter, before any data (a `ParameterError` names the culprit; a deprecated criterion warns)."
+        check_tree_params(self, self._criteria, self._other_criteria, self._other_estimator, self._deprecated_criteria)
 
 # %% ../nbs/14_estimators.ipynb #69025a25
 #| code-fold: true
@@ -372,7 +381,7 @@ def _encode_classes(self, y):
 
 class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
     "A CART classification tree grown by one of the book's growers (`algorithm`), with scikit-learn's API."
-    _criteria, _other_criteria, _other_estimator = CLASSIFIER_CRITERIA, REGRESSOR_CRITERIA, "DecisionTreeRegressor"
+    _criteria, _other_criteria, _other_estimator = CLASSIFIER_CRITERIA, REGRESSOR_CRITERIA + DEPRECATED_CRITERIA, "DecisionTreeRegressor"
 
     def __init__(self, criterion="gini", splitter="best", max_depth=None, min_samples_split=2, min_samples_leaf=1,
                  min_weight_fraction_leaf=0.0, max_features=None, random_state=None, max_leaf_nodes=None, min_impurity_decrease=0.0,
@@ -418,6 +427,7 @@ def predict(self, X):
 class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
     "A CART regression tree grown by one of the book's growers (`algorithm`), with scikit-learn's API."
     _criteria, _other_criteria, _other_estimator, _numeric_target = REGRESSOR_CRITERIA, CLASSIFIER_CRITERIA, "DecisionTreeClassifier", True
+    _deprecated_criteria = DEPRECATED_CRITERIA         # scikit-learn 1.9's friedman_mse: a FutureWarning, a squared-error tree
 
     def __init__(self, criterion="squared_error", splitter="best", max_depth=None, min_samples_split=2, min_samples_leaf=1,
                  min_weight_fraction_leaf=0.0, max_features=None, random_state=None, max_leaf_nodes=None, min_impurity_decrease=0.0,
@@ -434,7 +444,7 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         self._check_params()
         X, y = self._validate_training_data(X, y)
         w = check_sample_weight(sample_weight, len(y))
-        self._grow(X, check_regression_target(y.astype(np.float64, copy=False), self.criterion, w), w, None)
+        self._grow(X, check_regression_target(y.astype(np.float64, copy=False), grown_as(self.criterion), w), w, None)
         return self
 
     def predict(self, X):
@@ -452,3 +462,35 @@ def _fitted_member(self, member, tree, max_features):
     if isinstance(member, ClassifierMixin): member.classes_, member.n_classes_ = self.classes_, self.n_classes_
     member._install(tree)
     return member
+
+# %% ../nbs/14_estimators.ipynb #a7c1d002
+SHAP_OBJECTIVES = {"squared_error": "squared_error", "absolute_error": "absolute_error", "gini": "binary_crossentropy",
+                   "entropy": "binary_crossentropy", "log_loss": "binary_crossentropy"}      # shap's names of the losses
+
+def shap_tree(tree, scale=1.0, values=None, feature_names=None):
+    "One `Tree` as shap's `TreeExplainer` reads a tree: its arrays copied under shap's names, NaN sent to each split's learned side (`default_left`), the values (or `values`, (T, outputs)) times `scale`; a split on level sets refused."
+    if tree.categorical.any():
+        node = int(np.flatnonzero(tree.categorical)[0])
+        column = tree.feature[node] if feature_names is None else feature_names[tree.feature[node]]
+        raise ValueError(f"shap's TreeExplainer reads numeric thresholds only, and this tree splits column {column!r} into sets of "
+                         f"levels (node {node}): fit with categorical_features=None (the level codes then split as numbers) or one-hot "
+                         "columns to explain the model with shap; the book's own Shapley values take level sets (a later chapter)")
+    leaf, left, right = tree.is_leaf, tree.children_left, tree.children_right
+    values = np.asarray(tree.value if values is None else values, dtype=np.float64)
+    return {"children_left": np.where(leaf, -1, left).astype(np.int32), "children_right": np.where(leaf, -1, right).astype(np.int32),
+            "children_default": np.where(leaf, -1, np.where(tree.default_left, left, right)).astype(np.int32),
+            "features": np.where(leaf, -2, tree.feature).astype(np.int32), "thresholds": np.where(leaf, -2.0, tree.threshold),
+            "values": values * scale, "node_sample_weight": np.array(tree.weighted_n_node_samples, dtype=np.float64)}
+
+def shap_model(trees, base_offset=0.0, tree_output="raw_value", objective=None):
+    "The dictionary shap's `TreeExplainer` takes as a model: the dictionaries of `trees` (their values summed, plus `base_offset`), in float64."
+    return {"trees": trees, "base_offset": base_offset, "tree_output": tree_output, "objective": objective,
+            "input_dtype": np.float64, "internal_dtype": np.float64}
+
+@patch_to(BaseDecisionTree)
+def to_shap(self):
+    "The fitted tree as the dictionary shap's `TreeExplainer` takes (`shap.TreeExplainer(tree.to_shap())`): class proportions or means, NaN to each split's learned side (a surrogate tree's majority side); refused for splits on level sets."
+    check_is_fitted(self)
+    classifier = isinstance(self, ClassifierMixin)
+    return shap_model([shap_tree(self.tree_, feature_names=getattr(self, "feature_names_in_", None))],
+                      tree_output="probability" if classifier else "raw_value", objective=SHAP_OBJECTIVES.get(grown_as(self.criterion)))

@@ -24,7 +24,8 @@ from .levelwise import (PLAIN, Growth, check_presorted, grow_depth_by_depth, gro
 from .inference import apply as apply_tree, decision_path as tree_decision_path, feature_importances
 from .pruning import prune
 from .estimators import (BaseTreeEstimator, DecisionTreeClassifier, DecisionTreeRegressor, MAX_SEED, ParameterError,
-                                       patch_to, grow_by_plan, resolve_plan, is_integer, check_parameter)
+                                       patch_to, grow_by_plan, resolve_plan, is_integer, check_parameter, DEPRECATED_CRITERIA,
+                                       warn_deprecated_criterion, shap_tree)
 
 # %% auto #0
 __all__ = ['TREES_BATCH_ELEMENTS', 'PREFER', 'trees_orders', 'grow_trees', 'grow_trees_from_plan', 'tree_seeds',
@@ -203,7 +204,8 @@ def _check_params(self):
     if self.monotonic_cst is not None:
         raise ParameterError(f"monotonic_cst={self.monotonic_cst!r} is not supported: the book's trees have no monotonicity "
                              "constraints; leave monotonic_cst=None, or use scikit-learn's forests for monotonic constraints")
-    checked = dict(random_state=self.random_state)
+    checked = dict(random_state=self.random_state, criterion=self.criterion if is_classifier(self) else grown_as(self.criterion))
+    if not is_classifier(self) and self.criterion in DEPRECATED_CRITERIA: warn_deprecated_criterion(self.criterion, stacklevel=4)
     if is_classifier(self) and not (isinstance(self.class_weight, str) and self.class_weight == "balanced_subsample"):
         checked["class_weight"] = self.class_weight
     self._tree_template(**checked)._check_params()
@@ -409,3 +411,34 @@ def _set_forest_params(estimator, params):
     "Store every constructor argument under its own name, as scikit-learn's `get_params` expects."
     for name, value in params.items():
         if name not in ("self", "__class__"): setattr(estimator, name, value)
+
+# %% ../nbs/16_forests.ipynb #b7c1d002
+@patch_to(BaseForest)
+def __len__(self):
+    "The number of fitted trees."
+    check_is_fitted(self)
+    return len(self.estimators_)
+
+@patch_to(BaseForest)
+def __getitem__(self, index):
+    "Fitted tree `index` (a slice: a list of them), as scikit-learn's forests answer `forest[index]`."
+    check_is_fitted(self)
+    return self.estimators_[index]
+
+@patch_to(BaseForest)
+def __iter__(self):
+    "The fitted trees, in order."
+    check_is_fitted(self)
+    return iter(self.estimators_)
+
+@patch_to(BaseForest, as_prop=True)
+def estimator(self):
+    "The unfitted template of the trees (scikit-learn's `estimator`): a tree of this forest's kind with its tree parameters."
+    return self._tree_template()
+
+@patch_to(BaseForest)
+def to_shap(self):
+    "The fitted forest as the dictionary shap's `TreeExplainer` takes: every tree's values divided by the number of trees (chapter 14's `shap_tree`), so that they sum to the forest's average; refused for splits on level sets."
+    check_is_fitted(self)
+    names = getattr(self, "feature_names_in_", None)
+    return {**self.estimators_[0].to_shap(), "trees": [shap_tree(e.tree_, 1 / len(self), feature_names=names) for e in self]}

@@ -10,6 +10,8 @@ stage) and on `train_score_`, to 1e-9. The losses whose gradient takes few value
 quantile, Huber) are compared for the stages before scikit-learn first splits a node whose gradients
 are all equal (it does when rounding leaves such a node's impurity above its 2.2e-16 threshold; ours is
 exactly 0): the chapter shows that case."""
+import inspect
+import warnings
 import subprocess
 import sys
 from pathlib import Path
@@ -209,6 +211,30 @@ def test_bad_parameters_name_the_culprit(params, message):
     X, y, _ = problem("regression", n=50)
     with pytest.raises(ParameterError, match=message):
         GradientBoostingRegressor(**params).fit(X, y)
+
+
+@pytest.mark.parametrize("model_class", [GradientBoostingRegressor, GradientBoostingClassifier])
+def test_criterion_is_deprecated_as_in_sklearn(model_class):
+    "scikit-learn 1.9: criterion defaults to 'deprecated'; 'friedman_mse' or 'squared_error' warn (FutureWarning) and change nothing."
+    assert inspect.signature(model_class).parameters["criterion"].default == "deprecated"
+    task = "regression" if model_class is GradientBoostingRegressor else "binary"
+    X, y, _ = problem(task, n=120)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        silent = model_class(n_estimators=5, random_state=0).fit(X, y)
+    for name in ("friedman_mse", "squared_error"):
+        with pytest.warns(FutureWarning, match="criterion") as caught:
+            named = model_class(n_estimators=5, random_state=0, criterion=name).fit(X, y)
+        assert len(caught) == 1 and caught[0].filename == __file__ and "has no effect" in str(caught[0].message)
+        np.testing.assert_array_equal(named.predict(X), silent.predict(X))
+
+
+def test_a_model_is_a_sequence_of_its_stages():
+    X, y, _ = problem("multiclass", n=150)
+    model = GradientBoostingClassifier(n_estimators=4, random_state=0).fit(X, y)
+    assert len(model) == 4 and model[1].shape == (3,) and all(a is b for a, b in zip(model[1], model.estimators_[1]))
+    assert all(a is b for stage, row in zip(model, model.estimators_) for a, b in zip(stage, row))
+    with pytest.raises(ValueError, match="not fitted"): len(GradientBoostingClassifier())
 
 
 def test_exponential_loss_needs_two_classes():

@@ -299,11 +299,40 @@ def test_bad_combinations_and_data():
         forest.predict(X[:, :3])
 
 
-def test_friedman_mse_grows_squared_error_trees():
+@pytest.mark.parametrize("forest_class", [RandomForestRegressor, ExtraTreesRegressor])
+def test_friedman_mse_grows_squared_error_trees_with_sklearns_future_warning(forest_class):
     X, y = problem(False)
-    a = RandomForestRegressor(n_estimators=3, criterion="friedman_mse", random_state=0).fit(X, y)
-    b = RandomForestRegressor(n_estimators=3, random_state=0).fit(X, y)
+    with pytest.warns(FutureWarning, match="friedman_mse") as caught:
+        a = forest_class(n_estimators=3, criterion="friedman_mse", random_state=0).fit(X, y)
+    assert len(caught) == 1 and caught[0].filename == __file__
+    b = forest_class(n_estimators=3, random_state=0).fit(X, y)
     np.testing.assert_array_equal(a.predict(X), b.predict(X))
+    assert a.estimator_.criterion == "squared_error" and a.criterion == "friedman_mse"
+    with pytest.raises(ParameterError, match="'friedman_mse' is a criterion of DecisionTreeRegressor"):
+        RandomForestClassifier(criterion="friedman_mse").fit(*problem(True))
+
+
+@pytest.mark.parametrize("forest_class", FORESTS)
+def test_a_forest_is_a_sequence_of_its_trees(forest_class):
+    X, y = problem(is_classifier_class(forest_class))
+    forest = forest_class(n_estimators=6, max_depth=3, random_state=0).fit(X, y)
+    assert len(forest) == 6 and forest[2] is forest.estimators_[2] and forest[-2:] == forest.estimators_[-2:]
+    assert list(forest) == forest.estimators_ and [tree.random_state for tree in forest] == [t.random_state for t in forest.estimators_]
+    with pytest.raises(ValueError, match="not fitted"): len(forest_class())
+    with pytest.raises(IndexError): forest[6]
+
+
+@pytest.mark.parametrize("forest_class", FORESTS)
+def test_estimator_is_the_unfitted_template_as_in_sklearn(forest_class):
+    forest = forest_class(max_depth=4, min_samples_leaf=3)
+    template, theirs = forest.estimator, SKLEARN[forest_class]().estimator
+    assert type(template) is (DecisionTreeClassifier if is_classifier_class(forest_class) else DecisionTreeRegressor)
+    assert template.splitter == theirs.splitter and not hasattr(template, "tree_")
+    assert (template.max_depth, template.min_samples_leaf) == (4, 3)
+    assert "estimator" not in forest.get_params() and "estimator" not in SKLEARN[forest_class]().get_params()   # not a parameter
+    X, y = problem(is_classifier_class(forest_class))
+    forest.set_params(n_estimators=3).fit(X, y)
+    assert forest.estimator_.get_params() == forest.estimator.get_params()
 
 
 def test_public_api():

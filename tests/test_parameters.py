@@ -118,6 +118,23 @@ def test_a_misspelled_criterion_says_which_estimator_has_it():
         R(criterion="log_loss").fit(X_SMALL, Y_SMALL.astype(float))
 
 
+def test_friedman_mse_is_accepted_by_the_regressor_with_sklearns_future_warning():
+    "scikit-learn 1.9 accepts criterion='friedman_mse' for its regression trees with a FutureWarning, and grows squared_error."
+    y = Y_DIA
+    with pytest.warns(FutureWarning, match="friedman_mse.*criterion='squared_error'") as caught:
+        renamed = R(criterion="friedman_mse", max_depth=4).fit(X_DIA, y)
+    assert len(caught) == 1 and caught[0].filename == __file__            # the warning points at the caller of fit
+    assert tree_differences(renamed.tree_, R(max_depth=4).fit(X_DIA, y).tree_) == []
+    assert renamed.get_params()["criterion"] == "friedman_mse"           # kept as typed: clone and set_params stay faithful
+    with pytest.warns(FutureWarning, match="friedman_mse"):
+        sktree.DecisionTreeRegressor(criterion="friedman_mse")           # scikit-learn's, for the record
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        R(criterion="squared_error", max_depth=2).fit(X_DIA, y)          # the other names: silent
+    with pytest.raises(ParameterError, match="'friedman_mse' is a criterion of DecisionTreeRegressor"):
+        C(criterion="friedman_mse").fit(X_SMALL, Y_SMALL)
+
+
 # -- parameters resolved against the data, as scikit-learn resolves them
 @pytest.mark.parametrize("n_features", [1, 2, 3, 7, 30, 64, 100])
 @pytest.mark.parametrize("max_features", [None, "sqrt", "log2", 1, 5, 200, 0.01, 0.3, 0.5, 1.0])
