@@ -1,6 +1,7 @@
 # The two commands the README promises: `make book` and `make test`.
-# Both need Python 3.11+ (with venv), make and npm; `make test` also installs Chromium and R's rpart with apt-get
-# unless one is on the path. The first run creates .venv and installs the package and its tools.
+# Both need Python 3.11+ (with venv), make and npm. Both install graphviz (the book draws trees with its `dot`), and `make test`
+# also Chromium and R's rpart, with apt-get unless one is on the path. The first run creates .venv and installs the package
+# and its tools.
 SHELL := /bin/bash
 PYTHON ?= python3
 VENV := .venv
@@ -12,7 +13,7 @@ BOOK := nbs/_build/html
 MATHJAX := node_modules/mathjax/es5/tex-chtml.js
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: setup export check-export test test-notebooks test-suites book book-html mathjax chromium rpart tags readme clean
+.PHONY: setup export check-export test test-notebooks test-suites book book-html mathjax graphviz chromium rpart tags readme clean
 
 setup: $(STAMP)
 
@@ -69,7 +70,7 @@ book: export tags book-html readme
 # BOOK_JOBS chapters run at once (tools/build_book.py): one for `make book`, so that the timings the book publishes have
 # the machine to themselves; two for `make test`, one per core of a 2-core machine, where the build is a test.
 BOOK_JOBS ?= 1
-book-html: setup mathjax
+book-html: setup mathjax graphviz
 	rm -rf nbs/_build
 	mkdir -p nbs/_build && touch nbs/_build/.build-started
 	set -o pipefail; $(BIN)/python tools/build_book.py $(BOOK_JOBS) nbs --all --keep-going 2>&1 | tee nbs/_build/build.log
@@ -82,6 +83,13 @@ $(MATHJAX): package.json package-lock.json
 	@echo "==> installing MathJax (npm ci) so that the book renders equations offline"
 	npm ci --no-audit --no-fund
 	@touch $@
+
+# graphviz's `dot` turns the DOT text of `export_graphviz` into the SVG drawings of chapter 11
+graphviz:
+	@command -v dot >/dev/null 2>&1 || { \
+	  echo "==> installing graphviz (Debian package) for the book's tree drawings (dot)"; \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq graphviz >/dev/null; }
 
 chromium:
 	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || { \

@@ -236,7 +236,7 @@ def test_export_text_lists_surrogates_and_the_missing_side():
     assert "|   |--- income > 55.00 or missing" in lines
     assert sum("|--- class" in line or "|--- value" in line for line in lines) == tree.n_leaves
     assert export_text(tree, show_missing=False) == tree_text(tree)             # without the marks: chapter 02's printer
-    assert export_text(tree, max_depth=0, show_missing=True).count("surrogate") == 0   # a cut branch lists nothing
+    assert export_text(tree, max_depth=0, show_missing=True).count("surrogate") == 2   # the root's two; a cut branch lists nothing
     plain = grow_levelwise(np.arange(20.)[:, None], (np.arange(20) % 3 == 0).astype(int), "gini", n_classes=2, max_depth=2)
     assert export_text(plain) == tree_text(plain)                                # no surrogates: no marks by default
     assert "or missing" in export_text(plain, show_missing=True)
