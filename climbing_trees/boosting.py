@@ -20,7 +20,8 @@ from .levelwise import grow_levelwise_from_plan, presort, subset_orders
 from .missing import grow_surrogate_from_plan
 from .inference import apply as apply_tree, feature_importances
 from .pruning import prune
-from .estimators import (BaseTreeEstimator, DecisionTreeRegressor, ParameterError, patch_to, resolve_max_features,
+from .estimators import (BaseTreeEstimator, DecisionTreeRegressor, EnsembleMembers, ParameterError, patch_to,
+                                       resolve_max_features,
                                        resolve_plan, is_integer, is_number, check_parameter, shap_tree, shap_model)
 
 # %% auto #0
@@ -177,7 +178,7 @@ def make_loss(name, n_classes=None, alpha=0.9):
 # %% ../nbs/17_boosting.ipynb #d7738950
 BOOSTING_CRITERIA = criteria_where(boosting=True)     # chapter 01's table: ("friedman_mse", "squared_error")
 
-class BaseGradientBoosting(BaseTreeEstimator):
+class BaseGradientBoosting(EnsembleMembers, BaseTreeEstimator):
     "What the two boosting estimators share: checks, the stage loop, early stopping, staged raw predictions, importances."
     _losses = ()
     _contiguous_X = True           # every stage walks X row by row
@@ -533,20 +534,4 @@ def to_shap(self):
     return shap_model(trees, float(offset[0]) if K == 1 else offset, "log_odds" if binary_log_loss else "raw_value",
                       "binary_crossentropy" if binary_log_loss else "squared_error" if self.loss == "squared_error" else None)
 
-@patch_to(BaseGradientBoosting)
-def __len__(self):
-    "The number of fitted stages."
-    check_is_fitted(self)
-    return len(self.estimators_)
 
-@patch_to(BaseGradientBoosting)
-def __getitem__(self, index):
-    "Stage `index`: its array of trees (one, or one per class), as scikit-learn's `model[index]`."
-    check_is_fitted(self)
-    return self.estimators_[index]
-
-@patch_to(BaseGradientBoosting)
-def __iter__(self):
-    "The stages, in order."
-    check_is_fitted(self)
-    return iter(self.estimators_)

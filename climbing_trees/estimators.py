@@ -33,7 +33,7 @@ __all__ = ['ALGORITHMS', 'DEFAULT_ALGORITHM', 'CLASSIFIER_CRITERIA', 'REGRESSOR_
            'is_number', 'check_parameter', 'warn_deprecated_criterion', 'check_tree_params', 'resolve_max_features',
            'resolve_tree_params', 'grower_seed', 'resolve_plan', 'EstimatorTree', 'categorical_encoder', 'patch_to',
            'BaseTreeEstimator', 'BaseDecisionTree', 'grow_by_plan', 'class_codes', 'DecisionTreeClassifier',
-           'DecisionTreeRegressor', 'shap_tree', 'shap_model']
+           'DecisionTreeRegressor', 'EnsembleMembers', 'shap_tree', 'shap_model']
 
 # %% ../nbs/14_estimators.ipynb #1615d0cc
 def depth_first_grower(numeric_search):
@@ -462,6 +462,19 @@ def _fitted_member(self, member, tree, max_features):
     if isinstance(member, ClassifierMixin): member.classes_, member.n_classes_ = self.classes_, self.n_classes_
     member._install(tree)
     return member
+
+class EnsembleMembers:
+    "A fitted ensemble as the sequence of its members `estimators_`, as scikit-learn's ensembles are: `len`, indexing, iteration (the forests of chapter 16 and the boosting of chapter 17 inherit it)."
+    def __len__(self):
+        check_is_fitted(self)
+        return len(self.estimators_)
+    def __getitem__(self, index):
+        check_is_fitted(self)
+        return self.estimators_[index]
+    def __iter__(self):
+        check_is_fitted(self)
+        return iter(self.estimators_)
+
 
 # %% ../nbs/14_estimators.ipynb #a7c1d002
 SHAP_OBJECTIVES = {"squared_error": "squared_error", "absolute_error": "absolute_error", "gini": "binary_crossentropy",

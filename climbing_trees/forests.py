@@ -23,7 +23,8 @@ from .levelwise import (PLAIN, Growth, check_presorted, grow_depth_by_depth, gro
                                       keeps_orders, presort, subset_orders)
 from .inference import apply as apply_tree, decision_path as tree_decision_path, feature_importances
 from .pruning import prune
-from .estimators import (BaseTreeEstimator, DecisionTreeClassifier, DecisionTreeRegressor, MAX_SEED, ParameterError,
+from .estimators import (BaseTreeEstimator, DecisionTreeClassifier, DecisionTreeRegressor, EnsembleMembers, MAX_SEED,
+                                       ParameterError,
                                        patch_to, grow_by_plan, resolve_plan, is_integer, check_parameter, DEPRECATED_CRITERIA,
                                        warn_deprecated_criterion, shap_tree)
 
@@ -170,7 +171,7 @@ def _is_bool(v): return isinstance(v, (bool, np.bool_))
 
 PREFER = "processes"               # joblib's backend when none is configured (measured in 'In parallel')
 
-class BaseForest(BaseTreeEstimator):
+class BaseForest(EnsembleMembers, BaseTreeEstimator):
     "What the four forests share: checks, the parallel fit, out-of-bag estimates, importances, `apply` and `decision_path`."
     _tree_class, _splitter = DecisionTreeRegressor, "best"
 
@@ -413,24 +414,6 @@ def _set_forest_params(estimator, params):
         if name not in ("self", "__class__"): setattr(estimator, name, value)
 
 # %% ../nbs/16_forests.ipynb #b7c1d002
-@patch_to(BaseForest)
-def __len__(self):
-    "The number of fitted trees."
-    check_is_fitted(self)
-    return len(self.estimators_)
-
-@patch_to(BaseForest)
-def __getitem__(self, index):
-    "Fitted tree `index` (a slice: a list of them), as scikit-learn's forests answer `forest[index]`."
-    check_is_fitted(self)
-    return self.estimators_[index]
-
-@patch_to(BaseForest)
-def __iter__(self):
-    "The fitted trees, in order."
-    check_is_fitted(self)
-    return iter(self.estimators_)
-
 @patch_to(BaseForest, as_prop=True)
 def estimator(self):
     "The unfitted template of the trees (scikit-learn's `estimator`): a tree of this forest's kind with its tree parameters."

@@ -10,7 +10,7 @@ from dataclasses import fields
 from pathlib import Path
 import numpy as np
 from sklearn.dummy import DummyClassifier, DummyRegressor
-import climbing_trees
+from importlib.metadata import PackageNotFoundError, version
 from .tree import LEAF, Tree, Surrogates
 from .categorical import CategoryEncoder
 from .estimators import EstimatorTree, DecisionTreeClassifier, DecisionTreeRegressor
@@ -25,6 +25,8 @@ __all__ = ['FORMAT', 'FORMAT_VERSION', 'MODELS', 'ESTIMATORS', 'OBJECTS', 'ARRAY
 
 # %% ../nbs/18_model_files.ipynb #1007f289
 FORMAT, FORMAT_VERSION = "climbing-trees-model", 1
+try: LIBRARY_VERSION = version("climbing_trees")   # the installed package's, read without importing the package itself
+except PackageNotFoundError: LIBRARY_VERSION = "unknown (climbing_trees is not installed)"
 
 class ModelFileError(ValueError):
     "A file that is not a model file of this library, of another format version, or corrupted."
@@ -277,7 +279,7 @@ def to_json(model):
     if MODELS.get(type(model).__name__) is not type(model):
         raise TypeError(f"to_json stores the estimators of climbing_trees ({', '.join(MODELS)}), got {type(model).__name__}")
     body = _body(encode_value(model, "model"))
-    header = {"format": FORMAT, "format_version": FORMAT_VERSION, "library_version": climbing_trees.__version__,
+    header = {"format": FORMAT, "format_version": FORMAT_VERSION, "library_version": LIBRARY_VERSION,
               "estimator": type(model).__name__, "sha256": _digest(body)}
     return json.dumps(header, separators=(",", ":"))[:-1] + ',"model":' + body + "}"
 
@@ -304,7 +306,7 @@ def from_json(text):
         remedy = ("upgrade climbing_trees to a version that reads it" if isinstance(version, int) and version > FORMAT_VERSION else
                   f"load it with climbing_trees {writer}, which wrote it, and refit or save it again with this version")
         raise ModelFileError(f"this model file was written by format version {version} (climbing_trees {writer}); this library "
-                             f"(climbing_trees {climbing_trees.__version__}) reads format version {FORMAT_VERSION}: {remedy}")
+                             f"(climbing_trees {LIBRARY_VERSION}) reads format version {FORMAT_VERSION}: {remedy}")
     missing = [k for k in ("library_version", "estimator", "sha256", "model") if k not in document]
     if missing: raise _corrupted("model file", f"it lacks {', '.join(missing)}")
     if _digest(_body(document["model"])) != document["sha256"]:
