@@ -100,16 +100,18 @@ def run_suite(name, path, directory):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("suites", nargs="*", default=list(SUITES), choices=list(SUITES))
+    parser.add_argument("suites", nargs="*", help="tree, forest, boosting (default: all three)")
     parser.add_argument("--keep", default=None, help="write the adapted files and reports here")
     args = parser.parse_args()
+    unknown = set(args.suites) - set(SUITES)
+    if unknown: parser.error(f"unknown suites {sorted(unknown)}: choose among {', '.join(SUITES)}")
     directory = Path(args.keep or tempfile.mkdtemp(prefix="sklearn_suites_"))
     directory.mkdir(parents=True, exist_ok=True)
     shutil.copy(SKLEARN / "conftest.py", directory / "conftest.py")   # scikit-learn's fixtures (global_random_seed, ...)
     print(f"scikit-learn {sklearn.__version__}'s suites against climbing_trees (adapted files in {directory})")
     print(f"{'suite':10s} {'passed':>7s} {'failed':>7s} {'errors':>7s} {'skipped':>8s} {'private':>8s} {'pass rate':>10s}"
           f" {'functions passed':>17s}")
-    for name in args.suites:
+    for name in args.suites or list(SUITES):
         c = run_suite(name, SUITES[name], directory)
         run = c["passed"] + c["failed"] + c["errors"]
         print(f"{name:10s} {c['passed']:7d} {c['failed']:7d} {c['errors']:7d} {c['skipped']:8d} {c['private (deselected)']:8d} "
