@@ -208,6 +208,9 @@ def _refuse_text_array(X):
     "An error, with the remedy, for an array that holds text: 'auto' finds categorical columns by a data frame's types only."
     array = np.asarray(X) if isinstance(X, (list, tuple, np.ndarray)) else None
     if array is None or array.dtype.kind not in "OUS" or array.ndim != 2: return
+    if array.dtype.kind == "O":
+        try: array.astype(np.float64); return          # numbers (or missing): nothing to say, and no loop over the entries
+        except (TypeError, ValueError): pass
     text = next(((i, j) for (i, j), v in np.ndenumerate(array) if isinstance(v, (str, np.str_, bytes))), None)
     if text is not None:
         i, j = text
