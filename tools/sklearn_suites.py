@@ -1,14 +1,14 @@
 """scikit-learn's own test files, run against our estimators with only the imports adapted: the parity measure of issue 39.
 
-    .venv/bin/python tools/sklearn_suites.py                 # trees, forests, gradient boosting (about ten minutes)
-    .venv/bin/python tools/sklearn_suites.py tree            # one suite: tree, forest or boosting
+    .venv/bin/python tools/sklearn_suites.py                 # trees, monotonic trees, forests, gradient boosting (about ten minutes)
+    .venv/bin/python tools/sklearn_suites.py tree            # one suite: tree, monotonic, forest or boosting
     .venv/bin/python tools/sklearn_suites.py --keep DIR      # keep the adapted files (and pytest's report) in DIR
 
-Each suite is a test file installed with scikit-learn (sklearn/tree/tests/test_tree.py, sklearn/ensemble/tests/test_forest.py,
-sklearn/ensemble/tests/test_gradient_boosting.py). The file is copied unchanged except for one block inserted after its
+Each suite is a test file installed with scikit-learn (sklearn/tree/tests/test_tree.py, sklearn/tree/tests/test_monotonic_tree.py,
+sklearn/ensemble/tests/test_forest.py, sklearn/ensemble/tests/test_gradient_boosting.py). The file is copied unchanged except for one block inserted after its
 imports, which rebinds every public name the library offers (DecisionTreeClassifier, RandomForestRegressor, export_text, ...)
 to ours; the module attributes it reaches through (`tree.DecisionTreeClassifier`, `ensemble.RandomForestClassifier`) are
-rebound the same way in the adapted file's namespace only. Names we do not offer (ExtraTreeClassifier, the single extra tree;
+rebound the same way in the adapted file's namespace only (a new module object, which a test may hash as it would the original). Names we do not offer (ExtraTreeClassifier, the single extra tree;
 export_graphviz while we have none) stay scikit-learn's, and the tests that use only them still count: they are part of
 what a user of the suite sees.
 
@@ -26,6 +26,7 @@ import climbing_trees
 
 SKLEARN = Path(sklearn.__file__).parent
 SUITES = {"tree": SKLEARN / "tree/tests/test_tree.py",
+          "monotonic": SKLEARN / "tree/tests/test_monotonic_tree.py",
           "forest": SKLEARN / "ensemble/tests/test_forest.py",
           "boosting": SKLEARN / "ensemble/tests/test_gradient_boosting.py"}
 OURS = [name for name in climbing_trees.__all__]                 # the public API, rebound to ours
@@ -62,8 +63,10 @@ def adapt(source):
     block += [f"{name} = _ours.{name}" for name in rebound]
     for alias, path in MODULES.items():                            # `tree.DecisionTreeClassifier` and the like
         if alias in imported:
-            block += [f"import types as _types", f"{alias} = _types.SimpleNamespace(**{{**vars({alias}), "
-                      f"**{{n: getattr(_ours, n) for n in {OURS!r} if hasattr({alias}, n)}}}})"]
+            block += ["import types as _types",                   # a module, not a namespace: a test may hash it
+                      f"_adapted = _types.ModuleType({alias}.__name__)",
+                      f"_adapted.__dict__.update({{**vars({alias}), **{{n: getattr(_ours, n) for n in {OURS!r} if hasattr({alias}, n)}}}})",
+                      f"{alias} = _adapted"]
     lines = source.splitlines()
     adapted = "\n".join(lines[:last_import] + block + lines[last_import:]) + "\n"
     private = private_names(module)
@@ -100,7 +103,7 @@ def run_suite(name, path, directory):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("suites", nargs="*", help="tree, forest, boosting (default: all three)")
+    parser.add_argument("suites", nargs="*", help="tree, monotonic, forest, boosting (default: all four)")
     parser.add_argument("--keep", default=None, help="write the adapted files and reports here")
     args = parser.parse_args()
     unknown = set(args.suites) - set(SUITES)
