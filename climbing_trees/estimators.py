@@ -21,7 +21,7 @@ from .naive import best_split
 from .growth import GrowthPlan, StoppingRules, check_regression_target, grow_tree_from_plan
 from .criteria import COLUMN_SEARCHES
 from .categorical import CategoryEncoder, UNKNOWN_LEVELS, column_searches
-from .levelwise import grow_levelwise_from_plan
+from .levelwise import check_monotonic_cst, grow_levelwise_from_plan
 from .fast import FAST
 from .inference import apply as apply_tree, decision_path as tree_decision_path, feature_importances
 from .pruning import cost_complexity_path, prune
@@ -126,6 +126,11 @@ def check_tree_params(estimator, criteria, other_criteria=(), other_estimator="t
                              f"(chapter 13); the depth-first algorithm {p.algorithm!r} searches every threshold")
     if not _choice(p.algorithm, ALGORITHMS):
         raise ParameterError(f"unknown algorithm {p.algorithm!r}; choose one of {', '.join(map(repr, ALGORITHMS))}")
+    v = getattr(p, "monotonic_cst", None)                                 # checked against the data by chapter 8's check
+    check_parameter("monotonic_cst", v, v is None or isinstance(v, (list, tuple, np.ndarray, pd.Series)), "None or an array-like of -1, 0 or 1, one per feature")
+    if v is not None and (p.algorithm != "levelwise" or p.missing == "surrogate"):
+        raise ParameterError(f"monotonic_cst is grown by algorithm='levelwise' with missing='direction' (chapter 8); "
+                             f"algorithm={p.algorithm!r} with missing={p.missing!r} has no bounds to keep")
 
 # %% ../nbs/14_estimators.ipynb #b940e949
 def resolve_max_features(max_features, n_features):
@@ -153,11 +158,13 @@ def grower_seed(random_state):
     return int(check_random_state(random_state).randint(MAX_SEED))
 
 def resolve_plan(estimator, n_samples, n_features, total_weight, n_classes, categorical=(), seed=None):
-    "A checked tree estimator's chapter-02 `GrowthPlan` for this data (its stopping rules in absolute numbers, `max_features` None when it names every feature, the seed `seed`), and its `max_features_`."
+    "A checked tree estimator's chapter-02 `GrowthPlan` for this data (its stopping rules in absolute numbers, `max_features` None when it names every feature, the seed `seed`, the monotonic constraints checked against the data), and its `max_features_`."
     rules, max_features = resolve_tree_params(estimator, n_samples, n_features, total_weight)
     plan = GrowthPlan(grown_as(estimator.criterion), n_classes, rules, None if max_features >= n_features else max_features, estimator.splitter,
                       seed, tuple(categorical), "surrogate" if estimator.missing == "surrogate" else "direction",
-                      estimator.max_surrogates, FAST)                      # chapter 10's faster paths: the same tree, sooner
+                      estimator.max_surrogates, FAST,                      # chapter 10's faster paths: the same tree, sooner
+                      check_monotonic_cst(getattr(estimator, "monotonic_cst", None), n_features, n_classes, categorical,
+                                          getattr(estimator, "n_outputs_", 1)))   # scikit-learn's checks and messages
     return plan, max_features
 
 # %% ../nbs/14_estimators.ipynb #e4a79710
@@ -388,13 +395,14 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
 
     def __init__(self, criterion="gini", splitter="best", max_depth=None, min_samples_split=2, min_samples_leaf=1,
                  min_weight_fraction_leaf=0.0, max_features=None, random_state=None, max_leaf_nodes=None, min_impurity_decrease=0.0,
-                 class_weight=None, ccp_alpha=0.0, categorical_features="auto", handle_unknown="warn", missing="direction",
-                 max_surrogates=5, algorithm=DEFAULT_ALGORITHM):
+                 class_weight=None, ccp_alpha=0.0, monotonic_cst=None, categorical_features="auto", handle_unknown="warn",
+                 missing="direction", max_surrogates=5, algorithm=DEFAULT_ALGORITHM):
         self.criterion, self.splitter, self.max_depth, self.min_samples_split = criterion, splitter, max_depth, min_samples_split
         self.min_samples_leaf, self.min_weight_fraction_leaf, self.max_features = min_samples_leaf, min_weight_fraction_leaf, max_features
         self.random_state, self.max_leaf_nodes, self.min_impurity_decrease = random_state, max_leaf_nodes, min_impurity_decrease
         self.class_weight, self.ccp_alpha, self.categorical_features, self.algorithm = class_weight, ccp_alpha, categorical_features, algorithm
         self.handle_unknown, self.missing, self.max_surrogates = handle_unknown, missing, max_surrogates
+        self.monotonic_cst = monotonic_cst
 
     def fit(self, X, y, sample_weight=None):
         "Grow the tree on `X` (array, sparse matrix or data frame) and labels `y` of any type; returns self."
@@ -434,13 +442,14 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
 
     def __init__(self, criterion="squared_error", splitter="best", max_depth=None, min_samples_split=2, min_samples_leaf=1,
                  min_weight_fraction_leaf=0.0, max_features=None, random_state=None, max_leaf_nodes=None, min_impurity_decrease=0.0,
-                 ccp_alpha=0.0, categorical_features="auto", handle_unknown="warn", missing="direction",
+                 ccp_alpha=0.0, monotonic_cst=None, categorical_features="auto", handle_unknown="warn", missing="direction",
                  max_surrogates=5, algorithm=DEFAULT_ALGORITHM):
         self.criterion, self.splitter, self.max_depth, self.min_samples_split = criterion, splitter, max_depth, min_samples_split
         self.min_samples_leaf, self.min_weight_fraction_leaf, self.max_features = min_samples_leaf, min_weight_fraction_leaf, max_features
         self.random_state, self.max_leaf_nodes, self.min_impurity_decrease = random_state, max_leaf_nodes, min_impurity_decrease
         self.ccp_alpha, self.categorical_features, self.algorithm = ccp_alpha, categorical_features, algorithm
         self.handle_unknown, self.missing, self.max_surrogates = handle_unknown, missing, max_surrogates
+        self.monotonic_cst = monotonic_cst
 
     def fit(self, X, y, sample_weight=None):
         "Grow the tree on `X` (array, sparse matrix or data frame) and numeric targets `y`; returns self."

@@ -37,7 +37,8 @@ __all__ = ['TREES_BATCH_ELEMENTS', 'PREFER', 'trees_orders', 'grow_trees', 'grow
 # %% ../nbs/16_forests.ipynb #8462ae61
 def trees_orders(plan, X, presorted=None):
     "The orders `grow_trees_from_plan` reads with this `plan`: `presorted`, or `presort(X)` if not given; None where the growth keeps no orders (random thresholds on numeric columns without missing values)."
-    node_searched = bool(plan.categorical) or not criterion_of(plan.criterion, plan.n_classes).sufficient_statistics
+    node_searched = (bool(plan.categorical) or not criterion_of(plan.criterion, plan.n_classes).sufficient_statistics
+                     or plan.monotonic_cst is not None and any(plan.monotonic_cst))   # constrained columns: node by node (chapter 8)
     tuning = PLAIN if plan.tuning is None else plan.tuning
     if tuning.without_orders is not None and not keeps_orders(plan.splitter, node_searched, int(np.isnan(X).any()) if X.size else 0):
         return None
@@ -182,7 +183,7 @@ class BaseForest(EnsembleMembers, BaseTreeEstimator):
                       min_weight_fraction_leaf=self.min_weight_fraction_leaf, max_features=self.max_features,
                       max_leaf_nodes=self.max_leaf_nodes, min_impurity_decrease=self.min_impurity_decrease, ccp_alpha=self.ccp_alpha,
                       categorical_features=self.categorical_features, handle_unknown=self.handle_unknown, missing=self.missing,
-                      max_surrogates=self.max_surrogates,
+                      max_surrogates=self.max_surrogates, monotonic_cst=self.monotonic_cst,
                       algorithm=self.algorithm)
         return self._tree_class(**{**params, **overrides})
 
@@ -202,9 +203,6 @@ def _check_params(self):
     v = self.max_samples
     check_parameter("max_samples", v, v is None or is_integer(v) and v >= 1 or isinstance(v, (float, np.floating)) and 0 < v < np.inf,
              "None (N rows), an integer >= 1 or a positive fraction of the rows")
-    if self.monotonic_cst is not None:
-        raise ParameterError(f"monotonic_cst={self.monotonic_cst!r} is not supported: the book's trees have no monotonicity "
-                             "constraints; leave monotonic_cst=None, or use scikit-learn's forests for monotonic constraints")
     checked = dict(random_state=self.random_state, criterion=self.criterion if is_classifier(self) else grown_as(self.criterion))
     if not is_classifier(self) and self.criterion in DEPRECATED_CRITERIA: warn_deprecated_criterion(self.criterion, stacklevel=4)
     if is_classifier(self) and not (isinstance(self.class_weight, str) and self.class_weight == "balanced_subsample"):

@@ -9,10 +9,11 @@ from heapq import heappop, heappush
 from itertools import count
 from typing import Callable, NamedTuple
 import numpy as np
-from .tree import TreeBuilder, default_side
-from .naive import constant_features, midpoints, node_summary, ties_with_best, FEATURE_THRESHOLD
+from .tree import Split, TreeBuilder, default_side
+from .naive import admissible_cuts, constant_features, first_best, midpoints, node_summary, ties_with_best, FEATURE_THRESHOLD
+from .impurity import weighted_absolute_deviation, weighted_median
 from .growth import draw_features, plan_growth
-from .criteria import ClassificationCriterion, criterion_of, median_column_split
+from .criteria import ClassificationCriterion, criterion_of, make_criterion, median_column_split
 from .categorical import categorical_column_split
 from .frontier import (BLOCK_ELEMENTS, SPARSE_CUTS, SPARSE_MIN_POSITIONS, by_row_blocks, frontier_column_splits,
                                      frontier_layout, frontier_missing_splits, frontier_random_splits, node_centres,
@@ -22,7 +23,8 @@ from .frontier import (BLOCK_ELEMENTS, SPARSE_CUTS, SPARSE_MIN_POSITIONS, by_row
 # %% auto #0
 __all__ = ['PLAIN', 'TAKE_CHUNK', 'FrontierSearch', 'Growth', 'stable_sort', 'presort', 'subset_orders', 'check_presorted',
            'keeps_orders', 'Tuning', 'grow_levelwise', 'grow_levelwise_from_plan', 'grow_depth_by_depth',
-           'grow_best_first', 'grow_best_first_from_plan']
+           'grow_best_first', 'grow_best_first_from_plan', 'check_monotonic_cst', 'monotone_column_split',
+           'clip_values', 'child_bounds']
 
 # %% ../nbs/08_levelwise.ipynb #91a4ada3
 class FrontierSearch(NamedTuple):
@@ -40,6 +42,7 @@ class FrontierSearch(NamedTuple):
     n_missing: np.ndarray | None = None      # (D, F) the node's missing values in each feature
     goes_left: np.ndarray | None = None      # (n,) a growth without orders: each position's side at its node's split
     starts: np.ndarray | None = None         # (F,) each node's first position, if known: computed once a depth
+    middle: np.ndarray | None = None         # (F,) a split on a constrained feature: its middle value (else NaN; None: no constraint)
 
 # %% ../nbs/08_levelwise.ipynb #df443ce4
 class Growth:
@@ -54,6 +57,10 @@ class Growth:
         self.criterion, self.n_classes, self.crit = plan.criterion, plan.n_classes, criterion_of(plan.criterion, plan.n_classes)
         self.additive = self.crit.sufficient_statistics                  # False: absolute error, every column node by node
         self.searches = _node_searched_columns(self.n_features, plan.categorical, node_searches, self.additive)
+        self.signs = (None if plan.monotonic_cst is None else np.array(plan.monotonic_cst, dtype=np.int8)   # classes: the first
+                      * (1 if plan.n_classes is None else -1))       # class's proportion is constrained (scikit-learn's), signs flipped
+        if self.signs is not None:                                         # constrained columns: searched node by node, in bounds
+            self.searches = {**self.searches, **{int(j): monotone_column_split for j in np.flatnonzero(self.signs)}}
         self.centred = self.crit.shift_invariant                           # squared error: each node on its own centre
         self.children_rule = self.crit.children_rule                      # Poisson's
         self.X = np.ascontiguousarray(self.X)                              # read in place: no transposed copy
@@ -103,7 +110,7 @@ class Growth:
         "What a sweep compares along `order`, the rows in some order of each of `features` (broadcast against it): X's values there, or their ranks if kept (the same comparisons, read from a table of 1 or 2 bytes an entry, a column at a time)."
         if self.ranks is None: return _gather(self.X, features, order)
         return self.ranks.reshape(-1).take(np.multiply(features, self.n_samples, dtype=np.intp) + order)
-    def search(self, orders, counts, depth, tree=None): return _search_frontier(self, orders, counts, depth, tree)
+    def search(self, orders, counts, depth, tree=None, bounds=None): return _search_frontier(self, orders, counts, depth, tree, bounds)
     def swept_stats(self, frontier):
         "The per-sample statistics (by row) that a sweep of `frontier` reads: those of the proxy (all of them if the criterion judges the children itself), less the weights if `frontier.weights_are_one`."
         stop = self.crit.proxy_statistics if not self.children_rule else None
@@ -290,14 +297,19 @@ def _per_tree(g, tree, n_nodes, draw):
     return in_frontier
 
 # %% ../nbs/08_levelwise.ipynb #22859c26
-def _search_frontier(g, orders, counts, depth, tree=None):
-    "The `FrontierSearch` of the frontier whose feature orders are `orders`, `counts` samples per node, at `depth` (a number or one per node), for growth `g`; `tree`: each node's tree (None: all of tree 0)."
+def _search_frontier(g, orders, counts, depth, tree=None, bounds=None):
+    "The `FrontierSearch` of the frontier whose feature orders are `orders`, `counts` samples per node, at `depth` (a number or one per node), for growth `g`; `tree`: each node's tree (None: all of tree 0); `bounds`: (F, 2) each node's bounds under monotonic constraints (None: none)."
     starts = segment_starts(counts)                                     # once for the depth: every step reads them
     node_stats, value, impurity, weight, units, in_units, position_stats = g.summaries(orders, counts, starts)
+    if bounds is not None:                                              # monotonic constraints: scikit-learn's sum w y / sum w
+        if g.n_classes is None and g.additive:                          # (not centred; summed in order), then within the bounds
+            wy = g.w.take(orders[0]) * g.y.take(orders[0])
+            value = np.array([np.cumsum(wy[a:a + c])[-1] for a, c in zip(starts.tolist(), counts.tolist())])[:, None] / weight[:, None]
+        value = clip_values(value, bounds, g.n_classes)
     searchable = g.rules.may_split(counts, depth, impurity)
     best = np.full((g.n_features, len(counts)), np.inf)                 # i(s) in real units, per feature and node
     where = np.zeros((g.n_features, len(counts)), dtype=np.int64)
-    threshold, found, n_missing, missing_left, slots = None, {}, None, None, None
+    threshold, found, n_missing, missing_left, slots, middles = None, {}, None, None, None, {}
     if not g.sorted and searchable.any():                               # random thresholds, no orders: one search of its own
         frontier = frontier_layout(counts, node_stats, g.crit, searchable, g.rules.min_samples_leaf, g.rules.min_weight_leaf,
                                    g.children_rule, True, g.weights_are_one, in_units, weight, positions=False, starts=starts)
@@ -315,9 +327,12 @@ def _search_frontier(g, orders, counts, depth, tree=None):
             swept_missing = np.array([j for j in features if j not in g.searches and j in with_missing], dtype=np.intp)
         else: swept, swept_missing = features, features[:0]                       # every feature swept, none with NaN
         for j in features if g.searches else ():
-            if j in g.searches:
+            if g.signs is not None and g.signs[j]:                       # a constrained column, within each node's bounds
+                found[j] = _search_monotone(g, j, orders[j], counts, searched[j], bounds, threshold, missing_left, middles)
+            elif j in g.searches:
                 found[j] = _search_nodes(g.searches[j], g.X[:, j], g.y, g.w, orders[j], counts, searched[j],
                                          g.criterion, g.n_classes, g.rules.min_samples_leaf, g.rules.min_weight_leaf)
+            if j in g.searches:
                 best[j] = [np.inf if s is None else s.impurity for s in found[j]]
         few_drawn = (g.tuning.drawn_pairs is not None and len(swept) and len(swept) * orders.shape[1] > g.tuning.block_elements   # within one block, sweeping all costs fewer calls
                      and np.count_nonzero(searched[swept]) < g.tuning.drawn_pairs_below * searched[swept].size)
@@ -335,8 +350,9 @@ def _search_frontier(g, orders, counts, depth, tree=None):
     lowest = np.minimum.reduce(best, axis=0)                            # `best.min(axis=0)` less its Python wrapper
     feature = ties_with_best(best, lowest, impurity).argmax(axis=0)
     splits = searchable & np.isfinite(lowest) & g.rules.worth_splitting(weight / g.total_weight[0 if tree is None else tree], impurity, lowest)
+    middle = None if bounds is None else np.array([middles[j][f] if j in middles else np.nan for f, j in enumerate(feature.tolist())])
     return FrontierSearch(value, impurity, weight, splits, lowest, feature, where, threshold, found, missing_left, n_missing,
-                          None if slots is None else slots.goes_left(feature, counts), starts)
+                          None if slots is None else slots.goes_left(feature, counts), starts, middle)
 
 # %% ../nbs/08_levelwise.ipynb #0740cf0e
 def _rows(orders, js):
@@ -408,13 +424,15 @@ def _sweep_random(g, swept, orders, frontier, threshold, missing_left, with_miss
 # %% ../nbs/08_levelwise.ipynb #76480b24
 def grow_levelwise(X, y, criterion="gini", sample_weight=None, n_classes=None, *, categorical=(), node_searches=None,
                    max_depth=None, min_samples_split=2, min_samples_leaf=1, min_impurity_decrease=0.0, min_weight_leaf=0.0,
-                   max_leaf_nodes=None, max_features=None, splitter="best", random_state=None, presorted=None, tuning=None):
-    "Grow the same `Tree` as `grow_tree`, one depth at a time (best first if `max_leaf_nodes`): `plan_growth` checks the arguments once (and `presorted`, the stable argsort of every column of X, (D, N), if already computed), `grow_levelwise_from_plan` grows; `tuning`: a `Tuning` (None: `PLAIN`)."
+                   max_leaf_nodes=None, max_features=None, splitter="best", random_state=None, presorted=None, tuning=None,
+                   monotonic_cst=None):
+    "Grow the same `Tree` as `grow_tree`, one depth at a time (best first if `max_leaf_nodes`): `plan_growth` checks the arguments once (and `presorted`, the stable argsort of every column of X, (D, N), if already computed; `monotonic_cst`, scikit-learn's constraints: `check_monotonic_cst`), `grow_levelwise_from_plan` grows; `tuning`: a `Tuning` (None: `PLAIN`)."
     X, y, w, plan = plan_growth(X, y, criterion, sample_weight, n_classes, categorical=categorical, max_depth=max_depth,
                                 min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
                                 min_impurity_decrease=min_impurity_decrease, min_weight_leaf=min_weight_leaf,
                                 max_leaf_nodes=max_leaf_nodes, max_features=max_features, splitter=splitter, random_state=random_state)
     plan = plan if tuning is None else replace(plan, tuning=tuning)      # how to compute (chapter 10's `FAST`, say)
+    if monotonic_cst is not None: plan = replace(plan, monotonic_cst=check_monotonic_cst(monotonic_cst, X.shape[1], n_classes, plan.categorical))
     return grow_levelwise_from_plan(plan, X, y, w, None if presorted is None else check_presorted(presorted, X.shape), node_searches)
 
 def grow_levelwise_from_plan(plan, X, y, w, presorted=None, node_searches=None):
@@ -430,12 +448,14 @@ def grow_depth_by_depth(growth):
     builder, orders, depth = TreeBuilder(), growth.orders, 0
     counts, tree = growth.roots, None if len(growth.roots) == 1 else np.arange(len(growth.roots))   # None: one tree
     parents, is_left = np.full(len(counts), -1), np.ones(len(counts), dtype=bool)
+    bounds = None if growth.signs is None else np.tile([-np.inf, np.inf], (len(counts), 1))   # monotonic constraints: the roots'
     with np.errstate(divide="ignore", invalid="ignore"):            # once for the fit, not in every sweep of every depth
         while len(counts):
-            found = growth.search(orders, counts, depth, tree)
+            found = growth.search(orders, counts, depth, tree, bounds)
             ids = builder.add_nodes(parents, is_left, found.value, found.impurity, counts, found.weight)
             if not found.splits.any(): break
             orders, counts = growth.split(builder, ids, found, orders, counts, in_place=True)
+            if bounds is not None: bounds = child_bounds(bounds, found, growth.signs)   # in the children's layout, below
             parents = np.concatenate([ids[found.splits]] * 2)                  # the partition's layout: the left
             if tree is not None: tree = np.concatenate([tree[found.splits]] * 2)   # children, then the right ones
             is_left = np.arange(len(parents)) < len(parents) // 2
@@ -520,21 +540,24 @@ def grow_best_first_from_plan(plan, X, y, w, presorted=None, node_searches=None)
     "Grow a `Tree` best first, as the checked `plan` says: split the leaf whose best split decreases the weighted impurity most, until the plan's `max_leaf_nodes` leaves (None: no limit); `presorted`: the stable argsort of every column of X, (D, N), if already computed."
     growth = Growth(plan, X, y, w, node_searches, presorted)
     builder, queue, created = TreeBuilder(), [], count()
-    def add(orders, counts, parents, is_left, depth):
-        "Search new nodes as one frontier, write them, and queue those worth splitting, each with its slice of the orders."
-        found = growth.search(orders, counts, depth)
+    def add(orders, counts, parents, is_left, depth, bounds):
+        "Search new nodes as one frontier (within their `bounds`, under monotonic constraints), write them, and queue those worth splitting, each with its slice of the orders."
+        found = growth.search(orders, counts, depth, bounds=bounds)
         ids = builder.add_nodes(parents, is_left, found.value, found.impurity, counts, found.weight)
         decrease = found.weight / growth.total_weight[0] * (found.impurity - found.lowest)
         for f, start in zip(np.flatnonzero(found.splits), segment_starts(counts)[found.splits]):
             alone = _one_node(found, f, start, counts[f])
-            heappush(queue, (-decrease[f], next(created), ids[f], alone, orders[:, start:start + counts[f]], depth))
+            heappush(queue, (-decrease[f], next(created), ids[f], alone, orders[:, start:start + counts[f]], depth,
+                             None if bounds is None else bounds[f:f + 1]))
     splits_left = np.inf if plan.rules.max_leaf_nodes is None else plan.rules.max_leaf_nodes - 1
     with np.errstate(divide="ignore", invalid="ignore"):            # the sweeps' inf and 0 / 0, as in the level-wise loop
-        add(growth.orders, np.array([growth.n_samples]), np.array([-1]), np.array([True]), 0)
+        add(growth.orders, np.array([growth.n_samples]), np.array([-1]), np.array([True]), 0,
+            None if growth.signs is None else np.array([[-np.inf, np.inf]]))
         while queue and splits_left > 0:
-            _, _, node, found, orders, depth = heappop(queue)
+            _, _, node, found, orders, depth, bounds = heappop(queue)
             child_orders, child_counts = growth.split(builder, np.array([node]), found, orders, np.array([orders.shape[1]]))
-            add(child_orders, child_counts, np.array([node, node]), np.array([True, False]), depth + 1)
+            add(child_orders, child_counts, np.array([node, node]), np.array([True, False]), depth + 1,
+                None if bounds is None else child_bounds(bounds, found, growth.signs))
             splits_left -= 1
     return builder.build(growth.n_levels)
 
@@ -546,4 +569,96 @@ def _one_node(found, f, start, count):
                           None if found.threshold is None else found.threshold[:, keep], {j: [s[f]] for j, s in found.found.items()},
                           None if found.missing_left is None else found.missing_left[:, keep],
                           None if found.n_missing is None else found.n_missing[:, keep],
-                          None if found.goes_left is None else found.goes_left[start:start + count])
+                          None if found.goes_left is None else found.goes_left[start:start + count],
+                          middle=None if found.middle is None else found.middle[keep])
+
+# %% ../nbs/08_levelwise.ipynb #0a2ca475
+def check_monotonic_cst(monotonic_cst, n_features, n_classes=None, categorical=(), n_outputs=1):
+    "scikit-learn's checks of `monotonic_cst` (None, or -1, 0 or 1 per feature) for data of `n_features` columns and `n_classes` classes (None: regression), with its messages; returns the constraints as a tuple of ints, or None. Refuses a constraint on a `categorical` column."
+    if monotonic_cst is None: return None
+    if n_outputs > 1: raise ValueError("Monotonicity constraints are not supported with multiple outputs.")
+    cst = np.asarray(monotonic_cst)                   # not cast yet: the message shows the values as given
+    if cst.ndim != 1 or cst.shape[0] != n_features:
+        raise ValueError(f"monotonic_cst has shape {cst.shape[0] if cst.ndim else cst.shape} but the input data X has {n_features} features.")
+    if not np.isin(cst, (-1, 0, 1)).all():
+        raise ValueError(f"monotonic_cst must be None or an array-like of -1, 0 or 1, but got {np.unique(cst)}")
+    if n_classes is not None and n_classes > 2:
+        raise ValueError("Monotonicity constraints are not supported with multiclass classification")
+    on_levels = [int(j) for j in categorical if cst[j] != 0]
+    if on_levels:
+        raise ValueError(f"monotonic_cst constrains the categorical columns {on_levels}: a split of levels has no order to be "
+                         "monotone in; set their constraints to 0, or give an ordered column as numbers (not categorical)")
+    return tuple(int(c) for c in cst)
+
+# %% ../nbs/08_levelwise.ipynb #76b560cd
+def monotone_column_split(x, y, w, criterion, n_classes, sign, lower=-np.inf, upper=np.inf, min_samples_leaf=1,
+                          min_weight_leaf=0.0, threshold=None, missing_left=False):
+    "The best `Split` of one node's column `x` (NaN: missing) whose children's values `v` keep the order `sign` (1: v_left <= v_right, -1: >=) and lie in [`lower`, `upper`], and its middle value; None if no cut qualifies. `v`: the weighted mean (median for absolute error) or the first class's proportion. `threshold`: one drawn cut and its drawn `missing_left`, for `splitter='random'`."
+    crit, order = make_criterion(criterion, n_classes), np.argsort(x, kind="stable")    # NaN last
+    xs, ys, ws = np.asarray(x, dtype=float)[order], np.asarray(y)[order], np.asarray(w, dtype=float)[order]
+    n = len(xs); k = n - int(np.isnan(xs).sum())                     # the k known values come first
+    if threshold is None:                                             # every cut: chapter 3's passes
+        between = np.flatnonzero(xs[:max(k - 1, 0)] < xs[1:k]) + 1           # known values on the left of a cut between two
+        passes = [(np.r_[between, k] if k < n else between, False)] + ([(between, True)] if k < n else [])
+    else: passes = [(np.searchsorted(xs[:k], [threshold], side="right"), bool(missing_left) and k < n)]
+    m = np.concatenate([c for c, _ in passes]).astype(np.intp)        # known values on the left of each cut
+    to_left = np.concatenate([np.full(len(c), s) for c, s in passes])  # its missing values go left
+    def sides(a):
+        "Left and right sums of per-sample `a` at every cut (missing rows on their side)."
+        prefix = np.concatenate([np.zeros((1,) + a.shape[1:]), np.cumsum(a, axis=0)])
+        left = prefix[m] + np.multiply.outer(to_left, prefix[n] - prefix[k]).reshape(prefix[m].shape)
+        return left, prefix[n] - left
+    n_left = m + (n - k) * to_left
+    (w_left, w_right), (p_left, p_right) = sides(ws), sides((ws > 0).astype(float))
+    ok = admissible_cuts(n_left, n - n_left, p_left, p_right, min_samples_leaf, w_left, w_right, min_weight_leaf)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if crit.sufficient_statistics:
+            left, right = sides(crit.stats(ys, ws))
+            ok &= crit.admissible_children(left, right)
+            impurity = crit.split_impurity(left, right)
+            (s_left, s_right) = (left[:, 0], right[:, 0]) if n_classes is not None else sides(ws * ys)   # first class, or sum w y
+            v_left, v_right = s_left / w_left, s_right / w_right
+            middle = s_left / (2 * w_left) + s_right / (2 * w_right)  # scikit-learn's middle value
+        else:                                                         # absolute error: each side's median and deviation
+            rows = [np.r_[np.arange(c), np.arange(k, n)] if s else np.arange(c) for c, s in zip(m, to_left)]
+            rest = [np.setdiff1d(np.arange(n), r, assume_unique=True) for r in rows]
+            stat = lambda f, r: np.array([f(ys[i], ws[i]) if len(i) else np.nan for i in r])
+            v_left, v_right = stat(weighted_median, rows), stat(weighted_median, rest)
+            impurity = (w_left * stat(weighted_absolute_deviation, rows) + w_right * stat(weighted_absolute_deviation, rest)) / ws.sum()
+            middle = (v_left + v_right) / 2
+    ok &= ((v_left - v_right) * sign <= 0) & (v_left >= lower) & (v_right >= lower) & (v_left <= upper) & (v_right <= upper)
+    ok &= np.isfinite(impurity)
+    if not ok.any(): return None
+    chosen = np.flatnonzero(ok)
+    b = chosen[first_best(impurity[chosen], node_summary(ys, ws, criterion, n_classes)[1])]   # chapter 3's tie rule
+    tau = threshold if threshold is not None else np.inf if m[b] == k else midpoints(xs[m[b] - 1], xs[m[b]])
+    return Split(None, float(tau), float(impurity[b]), bool(to_left[b]) if k < n else None), float(middle[b])
+
+def _search_monotone(g, j, order, counts, searched, bounds, threshold, missing_left, middles):
+    "`monotone_column_split` of constrained column `j` at every node of a frontier that searches it (`searched`), within the node's `bounds` (and at its drawn threshold and side, if drawn); the splits, and their middle values into `middles[j]`."
+    found, middles[j] = [], np.full(len(counts), np.nan)
+    for f, start in enumerate(segment_starts(counts)):
+        rows = order[start:start + counts[f]]
+        result = monotone_column_split(
+            g.X[rows, j], g.y[rows], g.w[rows], g.criterion, g.n_classes, g.signs[j], *bounds[f], g.rules.min_samples_leaf,
+            g.rules.min_weight_leaf, None if threshold is None else threshold[j, f],
+            missing_left is not None and missing_left[j, f]) if searched[f] else None
+        found.append(None if result is None else result[0])
+        if result is not None: middles[j][f] = result[1]
+    return found
+
+# %% ../nbs/08_levelwise.ipynb #4bb89edf
+def clip_values(value, bounds, n_classes=None):
+    "Node values (F, K) clipped to their `bounds` (F, 2), on the first column (scikit-learn's `clip_node_value`); a binary classifier's second proportion is then one minus the first."
+    value = value.copy()
+    value[:, 0] = np.clip(value[:, 0], bounds[:, 0], bounds[:, 1])
+    if n_classes == 2: value[:, 1] = 1 - value[:, 0]
+    return value
+
+def child_bounds(bounds, found, signs):
+    "The bounds (2S, 2) of the children of a searched frontier's S split nodes, in the partition's layout (left children, then right ones): the parent's bounds, with the split's middle value as the left child's upper and the right child's lower bound where its feature's sign is 1 (the other way round for -1)."
+    split = found.splits
+    lower, upper, middle, sign = bounds[split, 0], bounds[split, 1], found.middle[split], signs[found.feature[split]]
+    left = np.column_stack([np.where(sign < 0, middle, lower), np.where(sign > 0, middle, upper)])
+    right = np.column_stack([np.where(sign > 0, middle, lower), np.where(sign < 0, middle, upper)])
+    return np.concatenate([left, right])

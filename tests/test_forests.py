@@ -271,7 +271,7 @@ def test_verbose_reports_progress(capsys):
 @pytest.mark.parametrize("params,message", [
     (dict(n_estimators=0), "n_estimators must be"), (dict(bootstrap="yes"), "bootstrap must be"),
     (dict(max_samples=0.0), "max_samples must be"), (dict(n_jobs=0), "n_jobs must be"),
-    (dict(monotonic_cst=[1, 0, 0, 0, 0]), "monotonic_cst=None"), (dict(class_weight="balanced_everything"), "class_weight must be"),
+    (dict(monotonic_cst="up"), "monotonic_cst must be"), (dict(class_weight="balanced_everything"), "class_weight must be"),
     (dict(criterion="squared_error"), "DecisionTreeRegressor"), (dict(max_depth=0), "max_depth must be"),
     (dict(missing="impute"), "missing must be"), (dict(algorithm="fast"), "unknown algorithm"),
     (dict(random_state=np.random.default_rng(0)), "random_state must be"), (dict(warm_start=1), "warm_start must be"),
