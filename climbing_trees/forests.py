@@ -26,7 +26,7 @@ from .pruning import prune
 from .estimators import (BaseTreeEstimator, DecisionTreeClassifier, DecisionTreeRegressor, EnsembleMembers, MAX_SEED,
                                        ParameterError,
                                        patch_to, grow_by_plan, resolve_plan, is_integer, check_parameter, DEPRECATED_CRITERIA,
-                                       warn_deprecated_criterion, shap_tree)
+                                       warn_deprecated_criterion, stored_criterion, shap_tree)
 
 # %% auto #0
 __all__ = ['TREES_BATCH_ELEMENTS', 'PREFER', 'trees_orders', 'grow_trees', 'grow_trees_from_plan', 'tree_seeds',
@@ -213,7 +213,8 @@ def _check_params(self):
     if self.oob_score and not self.bootstrap:
         raise ValueError("Out of bag estimation only available if bootstrap=True: set bootstrap=True or oob_score=False")
     if self.max_samples is not None and not self.bootstrap:
-        raise ValueError("max_samples cannot be set if bootstrap=False: set bootstrap=True or max_samples=None")
+        raise ValueError(f"max_samples={self.max_samples!r} draws a bootstrap sample, but bootstrap=False (scikit-learn's words: "
+                         "`max_sample` cannot be set if `bootstrap=False`. Either switch to `bootstrap=True` or set `max_sample=None`.)")
 
 # %% ../nbs/16_forests.ipynb #40e9f83b
 @patch_to(BaseForest)
@@ -411,6 +412,7 @@ class ExtraTreesRegressor(ForestRegressor):
 def _set_forest_params(estimator, params):
     "Store every constructor argument under its own name, as scikit-learn's `get_params` expects."
     for name, value in params.items():
+        if name == "criterion" and not isinstance(estimator, ClassifierMixin): value = stored_criterion(value, stacklevel=5)
         if name not in ("self", "__class__"): setattr(estimator, name, value)
 
 # %% ../nbs/16_forests.ipynb #b7c1d002
