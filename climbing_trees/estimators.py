@@ -29,11 +29,12 @@ from .missing import grow_surrogate_from_plan
 
 # %% auto #0
 __all__ = ['ALGORITHMS', 'DEFAULT_ALGORITHM', 'CLASSIFIER_CRITERIA', 'REGRESSOR_CRITERIA', 'DEPRECATED_CRITERIA',
-           'MISSING_STRATEGIES', 'MAX_SEED', 'SHAP_OBJECTIVES', 'depth_first_grower', 'ParameterError', 'is_integer',
-           'is_number', 'check_parameter', 'warn_deprecated_criterion', 'stored_criterion', 'check_tree_params',
-           'resolve_max_features', 'resolve_tree_params', 'grower_seed', 'resolve_plan', 'EstimatorTree',
-           'categorical_encoder', 'patch_to', 'BaseTreeEstimator', 'BaseDecisionTree', 'grow_by_plan', 'class_codes',
-           'DecisionTreeClassifier', 'DecisionTreeRegressor', 'EnsembleMembers', 'shap_tree', 'shap_model']
+           'MISSING_STRATEGIES', 'MAX_SEED', 'SHAP_OBJECTIVES', 'depth_first_grower', 'ParameterError',
+           'SparseTargetError', 'is_integer', 'is_number', 'check_parameter', 'warn_deprecated_criterion',
+           'stored_criterion', 'check_tree_params', 'resolve_max_features', 'resolve_tree_params', 'grower_seed',
+           'resolve_plan', 'EstimatorTree', 'categorical_encoder', 'patch_to', 'BaseTreeEstimator', 'BaseDecisionTree',
+           'grow_by_plan', 'class_codes', 'DecisionTreeClassifier', 'DecisionTreeRegressor', 'EnsembleMembers',
+           'shap_tree', 'shap_model']
 
 # %% ../nbs/14_estimators.ipynb #1615d0cc
 def depth_first_grower(numeric_search):
@@ -51,6 +52,9 @@ DEFAULT_ALGORITHM = "levelwise"    # the fastest grower of the book (chapter 08)
 #| code-fold: true
 class ParameterError(ValueError, TypeError):
     "A parameter of the wrong type or value: a ValueError and a TypeError at once, like scikit-learn's `InvalidParameterError`."
+
+class SparseTargetError(ValueError, TypeError):
+    "A sparse matrix given as y: scikit-learn's trees refuse it with a TypeError and its forests with a ValueError; this is both."
 
 def is_integer(v):
     "Whether `v` is an integer of Python or numpy (a bool is not)."
@@ -280,7 +284,7 @@ def _check_missing(self, X):
 def _validate_training_data(self, X, y):
     "Checked float `X` (categorical columns as codes; C-contiguous if `_contiguous_X`) and 1-D `y`; sets `n_features_in_`, `feature_names_in_`, `encoder_`, `is_categorical_`, `n_outputs_`."
     if issparse(y):                                          # scikit-learn's words (a sparse y is its multilabel indicator)
-        raise ValueError(f"sparse multilabel-indicator for y is not supported: y is a sparse matrix of shape {y.shape}; "
+        raise SparseTargetError(f"sparse multilabel-indicator for y is not supported: y is a sparse matrix of shape {y.shape}; "
                          "pass a dense array (y.toarray())")
     y_shape = np.asarray(y).shape
     if len(y_shape) == 2 and y_shape[1] > 1:

@@ -16,7 +16,7 @@ from sklearn.metrics import accuracy_score, r2_score
 from sklearn.utils import check_random_state, compute_class_weight, compute_sample_weight
 from sklearn.utils.validation import check_is_fitted
 from .impurity import check_sample_weight, grown_as
-from .growth import plan_growth
+from .growth import plan_growth, check_regression_target
 from .criteria import criterion_of
 from .fast import FAST
 from .levelwise import (PLAIN, Growth, check_presorted, grow_depth_by_depth, grow_levelwise_from_plan,
@@ -328,7 +328,10 @@ class ForestRegressor(RegressorMixin, BaseForest):
     "A forest of regression trees: predicts the mean of their predictions."
     _numeric_target = True
 
-    def _encode_y(self, y, sample_weight): return y.astype(np.float64), None
+    def _encode_y(self, y, sample_weight):
+        "The targets as floats, checked for the criterion as a tree's are (Poisson: no negative y, a positive sum); no class weights."
+        w = check_sample_weight(sample_weight, len(y))              # None: ones
+        return check_regression_target(y.astype(np.float64), grown_as(self.criterion), w), None
 
     def predict(self, X):
         "The mean of the trees' predictions."

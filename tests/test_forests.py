@@ -356,3 +356,20 @@ def test_a_sparse_y_is_refused_with_sklearns_words():
     for model in (RandomForestClassifier(n_estimators=2), DecisionTreeClassifier()):
         with pytest.raises(ValueError, match="sparse multilabel-indicator for y is not supported"):
             model.fit([[1, 2, 3]], csr_matrix([[4, 5, 6]]))
+
+
+@pytest.mark.parametrize("forest_class", [RandomForestRegressor, ExtraTreesRegressor])
+def test_a_forest_checks_its_targets_for_the_criterion_as_a_tree_does(forest_class):
+    "A Poisson forest refuses negative targets and a sum of zero (it once fitted them silently), in scikit-learn's words."
+    X = np.random.default_rng(0).normal(size=(3, 3))
+    with pytest.raises(ValueError, match=r"Some value\(s\) of y are negative which is not allowed for Poisson regression"):
+        forest_class(criterion="poisson", n_estimators=2).fit(X, [-1, 1, 3])
+    with pytest.raises(ValueError, match="Sum of y is not strictly positive which is necessary for Poisson regression"):
+        forest_class(criterion="poisson", n_estimators=2).fit(X, [0, 0, 0])
+
+
+def test_a_sparse_y_is_both_errors_scikit_learn_raises():
+    "scikit-learn's trees raise a TypeError for a sparse y, its forests a ValueError: ours is both."
+    from scipy.sparse import csr_matrix
+    with pytest.raises(TypeError, match="sparse multilabel-indicator"):
+        DecisionTreeClassifier().fit([[1, 2, 3]], csr_matrix([[4, 5, 6]]))
