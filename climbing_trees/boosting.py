@@ -171,7 +171,8 @@ def make_loss(name, n_classes=None, alpha=0.9):
     if name in REGRESSION_LOSSES: return REGRESSION_LOSSES[name](alpha=alpha)
     if name == "log_loss": return (BinomialLoss if n_classes == 2 else MultinomialLoss)(n_classes)
     if name == "exponential":
-        if n_classes != 2: raise ValueError(f"loss='exponential' is for two classes, got {n_classes}; use loss='log_loss'")
+        if n_classes != 2: raise ValueError(f"loss='exponential' is only suitable for a binary classification problem: it is for "
+                                         f"two classes, got {n_classes}; use loss='log_loss'")
         return ExponentialLoss(n_classes)
     raise ParameterError(f"unknown loss {name!r}; choose one of {', '.join(map(repr, (*REGRESSION_LOSSES, *CLASSIFICATION_LOSSES)))}")
 
@@ -212,8 +213,10 @@ class BaseGradientBoosting(EnsembleMembers, BaseTreeEstimator):
         check_parameter("tol", self.tol, is_number(self.tol) and 0 <= self.tol < np.inf, "a finite number >= 0")
         check_parameter("verbose", self.verbose, is_integer(self.verbose) or isinstance(self.verbose, (bool, np.bool_)), "an integer (0: silent)")
         check_parameter("warm_start", self.warm_start, isinstance(self.warm_start, (bool, np.bool_)), "True or False")
-        init_ok = self.init == "zero" if isinstance(self.init, str) else self.init is None or hasattr(self.init, "fit") and hasattr(self.init, "predict")
-        check_parameter("init", self.init, init_ok, "None, 'zero' or an estimator with fit and predict")
+        needs = "predict_proba" if is_classifier(self) else "predict"          # what _init_raw asks of the initial model
+        init_ok = (self.init == "zero" if isinstance(self.init, str) else self.init is None
+                   or not isinstance(self.init, type) and hasattr(self.init, "fit") and hasattr(self.init, needs))
+        check_parameter("init", self.init, init_ok, f"None, 'zero' or an estimator (an instance, not its class) with fit and {needs}")
         if hasattr(self, "alpha"): check_parameter("alpha", self.alpha, is_number(self.alpha) and 0 < self.alpha < 1, "a number in (0, 1)")
         check_parameter("random_state", self.random_state, self.random_state is None or is_integer(self.random_state) and 0 <= self.random_state < 2**32
                  or isinstance(self.random_state, np.random.RandomState), "None, an integer in [0, 2**32 - 1] or a numpy.random.RandomState")
@@ -244,7 +247,7 @@ def _fit_init(self, X, y, sample_weight):
     if sample_weight is None: init.fit(X, y)
     else:
         try: init.fit(X, y, sample_weight=sample_weight)
-        except TypeError as error:
+        except (TypeError, ValueError) as error:          # a Pipeline's fit says so with a ValueError
             if "sample_weight" not in str(error): raise
             raise ValueError(f"The initial estimator {type(init).__name__} does not support sample weights: "
                              "fit without sample_weight, or give an init that takes them") from error

@@ -29,11 +29,12 @@ from .missing import grow_surrogate_from_plan
 
 # %% auto #0
 __all__ = ['ALGORITHMS', 'DEFAULT_ALGORITHM', 'CLASSIFIER_CRITERIA', 'REGRESSOR_CRITERIA', 'DEPRECATED_CRITERIA',
-           'MISSING_STRATEGIES', 'MAX_SEED', 'SHAP_OBJECTIVES', 'depth_first_grower', 'ParameterError', 'is_integer',
-           'is_number', 'check_parameter', 'warn_deprecated_criterion', 'check_tree_params', 'resolve_max_features',
-           'resolve_tree_params', 'grower_seed', 'resolve_plan', 'EstimatorTree', 'categorical_encoder', 'patch_to',
-           'BaseTreeEstimator', 'BaseDecisionTree', 'grow_by_plan', 'class_codes', 'DecisionTreeClassifier',
-           'DecisionTreeRegressor', 'EnsembleMembers', 'shap_tree', 'shap_model']
+           'MISSING_STRATEGIES', 'MAX_SEED', 'SHAP_OBJECTIVES', 'depth_first_grower', 'ParameterError',
+           'SparseTargetError', 'is_integer', 'is_number', 'check_parameter', 'warn_deprecated_criterion',
+           'stored_criterion', 'check_tree_params', 'resolve_max_features', 'resolve_tree_params', 'grower_seed',
+           'resolve_plan', 'EstimatorTree', 'categorical_encoder', 'patch_to', 'BaseTreeEstimator', 'BaseDecisionTree',
+           'grow_by_plan', 'class_codes', 'DecisionTreeClassifier', 'DecisionTreeRegressor', 'EnsembleMembers',
+           'shap_tree', 'shap_model']
 
 # %% ../nbs/14_estimators.ipynb #1615d0cc
 def depth_first_grower(numeric_search):
@@ -51,6 +52,9 @@ DEFAULT_ALGORITHM = "levelwise"    # the fastest grower of the book (chapter 08)
 #| code-fold: true
 class ParameterError(ValueError, TypeError):
     "A parameter of the wrong type or value: a ValueError and a TypeError at once, like scikit-learn's `InvalidParameterError`."
+
+class SparseTargetError(ValueError, TypeError):
+    "A sparse matrix given as y: scikit-learn's trees refuse it with a TypeError and its forests with a ValueError; this is both."
 
 def is_integer(v):
     "Whether `v` is an integer of Python or numpy (a bool is not)."
@@ -85,6 +89,13 @@ def warn_deprecated_criterion(criterion, stacklevel=5):
     warnings.warn(f"criterion={criterion!r} is deprecated since scikit-learn 1.9 (which removes it in 1.11); it grows the same tree "
                   f"as criterion={grown_as(criterion)!r} (chapter 17 shows why), so write criterion={grown_as(criterion)!r} to silence "
                   "this warning", FutureWarning, stacklevel=stacklevel)
+
+def stored_criterion(criterion, stacklevel=4):
+    "What a regressor's constructor stores for `criterion`: scikit-learn 1.9 maps its deprecated 'friedman_mse' to 'squared_error' there, with the `FutureWarning` (at construction, once: a clone is built from 'squared_error' and stays silent); anything else as given, checked by fit."
+    if isinstance(criterion, str) and criterion in DEPRECATED_CRITERIA:
+        warn_deprecated_criterion(criterion, stacklevel=stacklevel)     # stacklevel: the caller of the constructor
+        return grown_as(criterion)
+    return criterion
 
 def check_tree_params(estimator, criteria, other_criteria=(), other_estimator="the other kind of tree", deprecated=()):
     "Check every parameter of a tree estimator before it reads any data; a `ParameterError` names the culprit and what it accepts; a `deprecated` criterion warns."
@@ -200,6 +211,10 @@ class EstimatorTree(Tree):
         "The `value` of each row's leaf: class proportions (N, K) or means (N, 1), as scikit-learn's `tree_.predict` for one output."
         return self.value[self.apply(X)]
 
+    def compute_feature_importances(self, normalize=True):
+        "Each feature's total weighted impurity decrease, summing to 1 unless `normalize=False`: scikit-learn's name for chapter 11's `feature_importances`."
+        return feature_importances(self, self.n_features, normalize)
+
 # %% ../nbs/14_estimators.ipynb #2cfe4e53
 def categorical_encoder(categorical_features, X):
     "A `CategoryEncoder` fitted on `X` if it has categorical columns ('auto': a data frame's non-numeric ones; or the listed ones), else None; a data frame's other columns must be numbers, and an array of text with 'auto' is refused."
@@ -275,6 +290,9 @@ def _check_missing(self, X):
 @patch_to(BaseTreeEstimator)
 def _validate_training_data(self, X, y):
     "Checked float `X` (categorical columns as codes; C-contiguous if `_contiguous_X`) and 1-D `y`; sets `n_features_in_`, `feature_names_in_`, `encoder_`, `is_categorical_`, `n_outputs_`."
+    if issparse(y):                                          # scikit-learn's words (a sparse y is its multilabel indicator)
+        raise SparseTargetError(f"sparse multilabel-indicator for y is not supported: y is a sparse matrix of shape {y.shape}; "
+                         "pass a dense array (y.toarray())")
     y_shape = np.asarray(y).shape
     if len(y_shape) == 2 and y_shape[1] > 1:
         raise ValueError(f"y has {y_shape[1]} columns, but multi-output trees are not supported yet: fit one tree per column "
@@ -444,7 +462,7 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
                  min_weight_fraction_leaf=0.0, max_features=None, random_state=None, max_leaf_nodes=None, min_impurity_decrease=0.0,
                  ccp_alpha=0.0, monotonic_cst=None, categorical_features="auto", handle_unknown="warn", missing="direction",
                  max_surrogates=5, algorithm=DEFAULT_ALGORITHM):
-        self.criterion, self.splitter, self.max_depth, self.min_samples_split = criterion, splitter, max_depth, min_samples_split
+        self.criterion, self.splitter, self.max_depth, self.min_samples_split = stored_criterion(criterion), splitter, max_depth, min_samples_split
         self.min_samples_leaf, self.min_weight_fraction_leaf, self.max_features = min_samples_leaf, min_weight_fraction_leaf, max_features
         self.random_state, self.max_leaf_nodes, self.min_impurity_decrease = random_state, max_leaf_nodes, min_impurity_decrease
         self.ccp_alpha, self.categorical_features, self.algorithm = ccp_alpha, categorical_features, algorithm

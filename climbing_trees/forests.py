@@ -16,7 +16,7 @@ from sklearn.metrics import accuracy_score, r2_score
 from sklearn.utils import check_random_state, compute_class_weight, compute_sample_weight
 from sklearn.utils.validation import check_is_fitted
 from .impurity import check_sample_weight, grown_as
-from .growth import plan_growth
+from .growth import plan_growth, check_regression_target
 from .criteria import criterion_of
 from .fast import FAST
 from .levelwise import (PLAIN, Growth, check_presorted, grow_depth_by_depth, grow_levelwise_from_plan,
@@ -26,7 +26,7 @@ from .pruning import prune
 from .estimators import (BaseTreeEstimator, DecisionTreeClassifier, DecisionTreeRegressor, EnsembleMembers, MAX_SEED,
                                        ParameterError,
                                        patch_to, grow_by_plan, resolve_plan, is_integer, check_parameter, DEPRECATED_CRITERIA,
-                                       warn_deprecated_criterion, shap_tree)
+                                       warn_deprecated_criterion, stored_criterion, shap_tree)
 
 # %% auto #0
 __all__ = ['TREES_BATCH_ELEMENTS', 'PREFER', 'trees_orders', 'grow_trees', 'grow_trees_from_plan', 'tree_seeds',
@@ -211,7 +211,8 @@ def _check_params(self):
     if self.oob_score and not self.bootstrap:
         raise ValueError("Out of bag estimation only available if bootstrap=True: set bootstrap=True or oob_score=False")
     if self.max_samples is not None and not self.bootstrap:
-        raise ValueError("max_samples cannot be set if bootstrap=False: set bootstrap=True or max_samples=None")
+        raise ValueError(f"max_samples={self.max_samples!r} draws a bootstrap sample, but bootstrap=False (scikit-learn's words: "
+                         "`max_sample` cannot be set if `bootstrap=False`. Either switch to `bootstrap=True` or set `max_sample=None`.)")
 
 # %% ../nbs/16_forests.ipynb #40e9f83b
 @patch_to(BaseForest)
@@ -325,7 +326,10 @@ class ForestRegressor(RegressorMixin, BaseForest):
     "A forest of regression trees: predicts the mean of their predictions."
     _numeric_target = True
 
-    def _encode_y(self, y, sample_weight): return y.astype(np.float64), None
+    def _encode_y(self, y, sample_weight):
+        "The targets as floats, checked for the criterion as a tree's are (Poisson: no negative y, a positive sum); no class weights."
+        w = check_sample_weight(sample_weight, len(y))              # None: ones
+        return check_regression_target(y.astype(np.float64), grown_as(self.criterion), w), None
 
     def predict(self, X):
         "The mean of the trees' predictions."
@@ -409,6 +413,7 @@ class ExtraTreesRegressor(ForestRegressor):
 def _set_forest_params(estimator, params):
     "Store every constructor argument under its own name, as scikit-learn's `get_params` expects."
     for name, value in params.items():
+        if name == "criterion" and not isinstance(estimator, ClassifierMixin): value = stored_criterion(value, stacklevel=5)
         if name not in ("self", "__class__"): setattr(estimator, name, value)
 
 # %% ../nbs/16_forests.ipynb #b7c1d002

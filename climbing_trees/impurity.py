@@ -21,7 +21,10 @@ def check_sample_weight(sample_weight, n):
     try: w = np.asarray(sample_weight, dtype=float)
     except (TypeError, ValueError):
         raise TypeError(f"sample_weight must be numeric, got {type(sample_weight).__name__}") from None
-    if w.ndim != 1: raise ValueError(f"sample_weight must be 1-D, got shape {w.shape}")
+    if w.ndim == 0:                                       # scikit-learn's TypeError and words, then ours
+        raise TypeError(f"Input should have at least 1 dimension i.e. satisfy `len(x.shape) > 0`, got scalar `{w!r}` instead: "
+                        f"sample_weight must be one weight per sample (a 1-D array of {n}), or None for equal weights")
+    if w.ndim != 1: raise ValueError(f"sample_weight must be 1-D, one weight per sample, got shape {w.shape}")
     if len(w) != n: raise ValueError(f"sample_weight has {len(w)} entries but there are {n} samples")
     if not np.isfinite(w).all(): raise ValueError("sample_weight must be finite (no NaN or inf)")
     if (w < 0).any(): raise ValueError("sample_weight must be non-negative")
@@ -202,12 +205,14 @@ def check_target(y, criterion, sample_weight=None):
     y = _regression_targets(y)
     if criterion == "poisson":
         if (y < 0).any():
-            raise ValueError(f"criterion 'poisson' needs non-negative targets (counts or rates), but y has a minimum of "
-                             f"{y.min():g}; use 'squared_error' or 'absolute_error' for such targets")
+            raise ValueError(f"Some value(s) of y are negative which is not allowed for Poisson regression: criterion 'poisson' "
+                             f"needs non-negative targets (counts or rates), but y has a minimum of {y.min():g}; use "
+                             "'squared_error' or 'absolute_error' for such targets")     # scikit-learn's first sentence
         w = check_sample_weight(sample_weight, len(y))
         if not w @ y > 0:
-            raise ValueError("criterion 'poisson' needs a positive total sum of w * y, but every target of positive weight "
-                             "is 0: a Poisson model of them predicts the rate 0, whose logarithm is -inf")
+            raise ValueError("Sum of y is not strictly positive which is necessary for Poisson regression: criterion 'poisson' "
+                             "needs a positive total sum of w * y, but every target of positive weight is 0, so the weighted "
+                             "sum of y is not positive: a Poisson model of them predicts the rate 0, whose logarithm is -inf")
     return y
 
 # %% ../nbs/01_impurity.ipynb #b5b81876

@@ -297,3 +297,25 @@ def test_member_trees_keep_the_column_names_and_levels(make):
         trees_sum = sum(e.predict(frame) for e in model.estimators_[:, k])  # each member reads the data frame itself
         initial = raw[:, k] - model.learning_rate * trees_sum
         np.testing.assert_allclose(initial, initial[0], rtol=0, atol=1e-9)   # what is left is the initial model's constant
+
+
+def test_an_init_pipeline_without_sample_weight_is_named():
+    "A Pipeline's fit refuses sample_weight with a ValueError (not a TypeError): the message still names the initial estimator."
+    from sklearn.dummy import DummyRegressor
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+    X, y = np.random.default_rng(0).normal(size=(30, 2)), np.arange(30.0)
+    model = GradientBoostingRegressor(init=make_pipeline(StandardScaler(), DummyRegressor()), n_estimators=2)
+    with pytest.raises(ValueError, match="The initial estimator Pipeline does not support sample weights"):
+        model.fit(X, y, sample_weight=np.ones(30))
+    assert model.fit(X, y).n_estimators_ == 2                   # without weights it fits
+
+
+@pytest.mark.parametrize("init", ["class", "no_predict_proba"])
+def test_a_classifier_init_needs_an_instance_with_predict_proba(init):
+    "scikit-learn's rule: the classifier's initial model gives probabilities (its raw scores are their link), and is an instance."
+    from sklearn.dummy import DummyRegressor
+    X, y, _ = problem("binary", n=60)
+    bad = GradientBoostingRegressor if init == "class" else DummyRegressor()
+    with pytest.raises(ParameterError, match="init must be None, 'zero' or an estimator .* with fit and predict_proba"):
+        GradientBoostingClassifier(init=bad, n_estimators=2).fit(X, y)

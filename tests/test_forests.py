@@ -286,7 +286,7 @@ def test_bad_combinations_and_data():
     X, y = problem(False, n=50)
     with pytest.raises(ValueError, match="only available if bootstrap=True"):
         ExtraTreesRegressor(oob_score=True).fit(X, y)
-    with pytest.raises(ValueError, match="max_samples cannot be set if bootstrap=False"):
+    with pytest.raises(ValueError, match="draws a bootstrap sample, but bootstrap=False"):
         ExtraTreesRegressor(max_samples=0.5).fit(X, y)
     with pytest.raises(ValueError, match="missing='error'"):
         RandomForestRegressor(missing="error").fit(problem(False, n=50, holes=0.1)[0], y)
@@ -303,11 +303,12 @@ def test_bad_combinations_and_data():
 def test_friedman_mse_grows_squared_error_trees_with_sklearns_future_warning(forest_class):
     X, y = problem(False)
     with pytest.warns(FutureWarning, match="friedman_mse") as caught:
-        a = forest_class(n_estimators=3, criterion="friedman_mse", random_state=0).fit(X, y)
+        a = forest_class(n_estimators=3, criterion="friedman_mse", random_state=0)   # at construction, as scikit-learn 1.9
     assert len(caught) == 1 and caught[0].filename == __file__
+    a.fit(X, y)
     b = forest_class(n_estimators=3, random_state=0).fit(X, y)
     np.testing.assert_array_equal(a.predict(X), b.predict(X))
-    assert a.estimator_.criterion == "squared_error" and a.criterion == "friedman_mse"
+    assert a.estimator_.criterion == "squared_error" and a.criterion == "squared_error"   # mapped, as scikit-learn's
     with pytest.raises(ParameterError, match="'friedman_mse' is a criterion of DecisionTreeRegressor"):
         RandomForestClassifier(criterion="friedman_mse").fit(*problem(True))
 
@@ -347,3 +348,28 @@ def test_benchmark_quick_prints_every_case():
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
     for case in ("breast cancer", "diabetes", "synthetic", "random forest", "extra trees", "ratio"):
         assert case in run.stdout, f"the table lacks {case!r}:\n{run.stdout[-3000:]}"
+
+
+def test_a_sparse_y_is_refused_with_sklearns_words():
+    "scikit-learn reads a sparse y as a multilabel indicator and refuses it with a ValueError; so do we, for trees and forests."
+    from scipy.sparse import csr_matrix
+    for model in (RandomForestClassifier(n_estimators=2), DecisionTreeClassifier()):
+        with pytest.raises(ValueError, match="sparse multilabel-indicator for y is not supported"):
+            model.fit([[1, 2, 3]], csr_matrix([[4, 5, 6]]))
+
+
+@pytest.mark.parametrize("forest_class", [RandomForestRegressor, ExtraTreesRegressor])
+def test_a_forest_checks_its_targets_for_the_criterion_as_a_tree_does(forest_class):
+    "A Poisson forest refuses negative targets and a sum of zero (it once fitted them silently), in scikit-learn's words."
+    X = np.random.default_rng(0).normal(size=(3, 3))
+    with pytest.raises(ValueError, match=r"Some value\(s\) of y are negative which is not allowed for Poisson regression"):
+        forest_class(criterion="poisson", n_estimators=2).fit(X, [-1, 1, 3])
+    with pytest.raises(ValueError, match="Sum of y is not strictly positive which is necessary for Poisson regression"):
+        forest_class(criterion="poisson", n_estimators=2).fit(X, [0, 0, 0])
+
+
+def test_a_sparse_y_is_both_errors_scikit_learn_raises():
+    "scikit-learn's trees raise a TypeError for a sparse y, its forests a ValueError: ours is both."
+    from scipy.sparse import csr_matrix
+    with pytest.raises(TypeError, match="sparse multilabel-indicator"):
+        DecisionTreeClassifier().fit([[1, 2, 3]], csr_matrix([[4, 5, 6]]))

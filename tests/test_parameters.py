@@ -12,6 +12,7 @@ import pickle
 import warnings
 
 import numpy as np
+from sklearn.base import clone
 import pandas as pd
 import pytest
 from scipy import sparse
@@ -122,10 +123,16 @@ def test_friedman_mse_is_accepted_by_the_regressor_with_sklearns_future_warning(
     "scikit-learn 1.9 accepts criterion='friedman_mse' for its regression trees with a FutureWarning, and grows squared_error."
     y = Y_DIA
     with pytest.warns(FutureWarning, match="friedman_mse.*criterion='squared_error'") as caught:
-        renamed = R(criterion="friedman_mse", max_depth=4).fit(X_DIA, y)
-    assert len(caught) == 1 and caught[0].filename == __file__            # the warning points at the caller of fit
+        renamed = R(criterion="friedman_mse", max_depth=4)              # at construction, as scikit-learn 1.9 warns
+    assert len(caught) == 1 and caught[0].filename == __file__            # the warning points at the caller
+    assert renamed.get_params()["criterion"] == "squared_error"          # mapped there, as scikit-learn's: a clone is silent
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        renamed = clone(renamed).fit(X_DIA, y)
     assert tree_differences(renamed.tree_, R(max_depth=4).fit(X_DIA, y).tree_) == []
-    assert renamed.get_params()["criterion"] == "friedman_mse"           # kept as typed: clone and set_params stay faithful
+    with pytest.warns(FutureWarning, match="friedman_mse") as caught:    # set after construction: fit warns instead
+        R(max_depth=2).set_params(criterion="friedman_mse").fit(X_DIA, y)
+    assert len(caught) == 1
     with pytest.warns(FutureWarning, match="friedman_mse"):
         sktree.DecisionTreeRegressor(criterion="friedman_mse")           # scikit-learn's, for the record
     with warnings.catch_warnings():

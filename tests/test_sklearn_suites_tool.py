@@ -21,13 +21,24 @@ def test_public():
 
 def test_private():
     assert TREE_LEAF == -1
+
+def test_private_import_inside():
+    from sklearn.tree._criterion import MSE
+
+def test_private_attribute():
+    assert DecisionTreeClassifier()._validate_y_class_weight
+
+def test_hashes_the_module():
+    assert {tree: 1}[tree] == 1
 '''
 
 
 def test_adapt_rebinds_public_names_before_module_code_and_finds_private_tests():
     adapted, rebound, private = suites.adapt(SOURCE)
-    assert rebound == ["DecisionTreeClassifier"] and private == ["test_private"]
+    assert rebound == ["DecisionTreeClassifier"]
+    assert private == ["test_private", "test_private_import_inside", "test_private_attribute"]
     namespace = {}
     exec(compile(adapted, "adapted", "exec"), namespace)
     namespace["test_public"]()                                  # ours where we offer the name, scikit-learn's elsewhere
+    namespace["test_hashes_the_module"]()                       # the rebound module is a module, as hashable as the original
     assert adapted.index("_ours.DecisionTreeClassifier") < adapted.index("TREES = ")

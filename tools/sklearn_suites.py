@@ -13,8 +13,9 @@ export_graphviz while we have none) stay scikit-learn's, and the tests that use 
 what a user of the suite sees.
 
 Tests of scikit-learn's private modules are left out, as the issue says: a test whose body names something imported from
-`sklearn.tree._*` or `sklearn.ensemble._*` (the Cython `Tree`, the criteria, `_check_...` helpers) is deselected, and the
-table counts them apart. The rest are run by pytest (two processes), and the table gives passed, failed, errors and
+`sklearn.tree._*` or `sklearn.ensemble._*` (the Cython `Tree`, the criteria, `_check_...` helpers), imports from a private
+module itself, or reads a private attribute (one leading underscore: `est._validate_y_class_weight(...)`, `clf._sample_weight`,
+`gbrt._loss`) is deselected, and the table counts them apart. The rest are run by pytest (two processes), and the table gives passed, failed, errors and
 skipped, and the pass rate over those run; then the test functions that pass in every case of their parameters, of
 those run (the count the issue quotes).
 """
@@ -40,6 +41,15 @@ def private_names(module):
         if isinstance(node, ast.ImportFrom) and node.module and any(node.module.startswith(f"sklearn.{m}._") for m in ("tree", "ensemble")):
             names |= {alias.asname or alias.name for alias in node.names}
     return names
+
+
+def uses_private_api(test, private):
+    "Whether a test's body reaches scikit-learn's private API: a name the file imports from a private module, an import of its own from\n    one (`from sklearn.tree._criterion import MSE` inside the test), or a private attribute (`est._validate_y_class_weight`,\n    `clf._sample_weight`, `tree._tree.TREE_LEAF`: one leading underscore), which our estimators need not have."
+    for n in ast.walk(test):
+        if isinstance(n, ast.Name) and n.id in private: return True
+        if isinstance(n, ast.ImportFrom) and n.module and any(part.startswith("_") for part in n.module.split(".")): return True
+        if isinstance(n, ast.Attribute) and n.attr.startswith("_") and not n.attr.startswith("__"): return True
+    return False
 
 
 def tests_of(module):
@@ -70,8 +80,7 @@ def adapt(source):
     lines = source.splitlines()
     adapted = "\n".join(lines[:last_import] + block + lines[last_import:]) + "\n"
     private = private_names(module)
-    uses_private = [name for name, node in tests_of(module)
-                    if {n.id for n in ast.walk(node) if isinstance(n, ast.Name)} & private]
+    uses_private = [name for name, node in tests_of(module) if uses_private_api(node, private)]
     return adapted, rebound, uses_private
 
 
