@@ -23,6 +23,7 @@ from .pruning import prune
 from .estimators import (BaseTreeEstimator, DecisionTreeRegressor, EnsembleMembers, ParameterError, patch_to,
                                        resolve_max_features,
                                        resolve_plan, is_integer, is_number, check_parameter, shap_tree, shap_model)
+from .tree import flat_values
 
 # %% auto #0
 __all__ = ['REGRESSION_LOSSES', 'CLASSIFICATION_LOSSES', 'BOOSTING_CRITERIA', 'weighted_percentile', 'newton_leaf_values', 'Loss',
@@ -183,6 +184,7 @@ class BaseGradientBoosting(EnsembleMembers, BaseTreeEstimator):
     "What the two boosting estimators share: checks, the stage loop, early stopping, staged raw predictions, importances."
     _losses = ()
     _contiguous_X = True           # every stage walks X row by row
+    _multi_output = False          # one target: a 2-D y is refused, with the remedy
 
     def _tree_template(self):
         "A `DecisionTreeRegressor` with this ensemble's tree parameters: it checks them and resolves them against the data."
@@ -267,7 +269,7 @@ def _add_stages(self, raw, X, stages):
     for stage in stages:
         for k, estimator in enumerate(stage):
             tree = estimator.tree_
-            raw[:, k] += self.learning_rate * tree.value[apply_tree(tree, X), 0]
+            raw[:, k] += self.learning_rate * flat_values(tree)[apply_tree(tree, X), 0]
     return raw
 
 @patch_to(BaseGradientBoosting)
@@ -530,11 +532,9 @@ def to_shap(self):
     names, trees = getattr(self, "feature_names_in_", None), []
     for stage in self.estimators_:
         for k, estimator in enumerate(stage):
-            values = estimator.tree_.value if K == 1 else np.zeros((estimator.tree_.node_count, K))
-            if K > 1: values[:, k] = estimator.tree_.value[:, 0]          # this tree adds to class k's score only
+            values = flat_values(estimator.tree_) if K == 1 else np.zeros((estimator.tree_.node_count, K))
+            if K > 1: values[:, k] = flat_values(estimator.tree_)[:, 0]          # this tree adds to class k's score only
             trees.append(shap_tree(estimator.tree_, self.learning_rate, values, names))
     binary_log_loss = is_classifier(self) and self.loss == "log_loss" and K == 1
     return shap_model(trees, float(offset[0]) if K == 1 else offset, "log_odds" if binary_log_loss else "raw_value",
                       "binary_crossentropy" if binary_log_loss else "squared_error" if self.loss == "squared_error" else None)
-
-

@@ -13,9 +13,9 @@ from .naive import admissible_cuts, best_split, first_best, midpoints, naive_col
 
 # %% auto #0
 __all__ = ['STATISTICS', 'COLUMN_SEARCHES', 'SPLIT_SEARCHES', 'Criterion', 'ClassificationCriterion', 'Gini', 'Entropy',
-           'SquaredError', 'Poisson', 'AbsoluteError', 'criterion_of', 'make_criterion', 'check_no_missing',
-           'sorted_statistics', 'incremental_split_curve', 'incremental_column_split', 'vectorized_split_curve',
-           'vectorized_column_split', 'median_split_curve', 'median_column_split']
+           'SquaredError', 'Poisson', 'AbsoluteError', 'criterion_of', 'make_criterion', 'MultiOutput',
+           'check_no_missing', 'sorted_statistics', 'incremental_split_curve', 'incremental_column_split',
+           'vectorized_split_curve', 'vectorized_column_split', 'median_split_curve', 'median_column_split']
 
 # %% ../nbs/05_incremental.ipynb #27661b1e
 class Criterion:
@@ -79,6 +79,8 @@ def _sum_over_classes(S, f=None):
 class ClassificationCriterion(Criterion):
     "An impurity of the class proportions (Gini, entropy, misclassification) from weighted class counts $c_k$: statistics are the one-hot rows $w_i e_{y_i}$."
     statistics_sum_to_weight = True      # the class columns add up to the weight
+    @property
+    def n_stats(self): return self.n_classes
     def __init__(self, impurity_of_proportions, n_classes):
         self.impurity_of_proportions, self.n_classes = impurity_of_proportions, n_classes
     def stats(self, y, sample_weight):
@@ -138,7 +140,7 @@ class Entropy(ClassificationCriterion):
 # %% ../nbs/05_incremental.ipynb #d1a7d086
 class SquaredError(Criterion):
     "Weighted variance from $S_0 = \\sum w$, $S_1 = \\sum w u$, $S_2 = \\sum w u^2$ of $u = (y - c)/s$: $c$ the node's mean, $s$ its largest $|y - c|$."
-    shift, scale = 0.0, 1.0
+    shift, scale, n_stats = 0.0, 1.0, 3
     shift_invariant = True                   # its statistics are made from y centred at the node's mean
     def stats(self, y, sample_weight):
         "Per-sample $(w, w u, w u^2)$, shape (N, 3): the rows of `stat_rows` as columns."
@@ -193,7 +195,7 @@ class SquaredError(Criterion):
 # %% ../nbs/05_incremental.ipynb #2c39d288
 class Poisson(Criterion):
     "Half Poisson deviance from $S_0 = \\sum w$, $S_1 = \\sum w u$, $S_2 = \\sum w u \\ln u$ of $u = y / s$, $s$ the node's weighted mean."
-    scale, children_rule = 1.0, True
+    scale, children_rule, n_stats = 1.0, True, 3
     def stats(self, y, sample_weight):
         "Per-sample $(w, w u, w u \\ln u)$; sets `scale`, the node's weighted mean, which `value` and `impurity` use to return real units."
         y, w = np.asarray(y, dtype=float), np.asarray(sample_weight, dtype=float)
@@ -222,7 +224,7 @@ class Poisson(Criterion):
 # %% ../nbs/05_incremental.ipynb #4807ddbc
 class AbsoluteError(Criterion):
     "Absolute error around the weighted median: no sufficient statistics; its only statistic is the weight (searched by `median_column_split`)."
-    sufficient_statistics = False
+    sufficient_statistics, n_stats = False, 1
     def stats(self, y, sample_weight): return np.asarray(sample_weight, dtype=float)[:, None]
     def weight(self, S): return S[..., 0]
     def impurity(self, S):
@@ -234,8 +236,10 @@ class AbsoluteError(Criterion):
 STATISTICS = {"gini": Gini, "entropy": Entropy, "squared_error": SquaredError, "absolute_error": AbsoluteError, "poisson": Poisson}
                                # the criteria with a class of their own (classification: a cheaper weighted impurity)
 
-def criterion_of(name, n_classes=None):
-    "The `Criterion` object of a criterion name of chapter 01's table, trusted: its own class, or chapter 01's formula of the proportions in the generic `ClassificationCriterion`."
+def criterion_of(name, n_classes=None, n_outputs=1):
+    "The `Criterion` object of a criterion name of chapter 01's table, trusted: its own class, or chapter 01's formula of the proportions in the generic `ClassificationCriterion`; for several outputs, a `MultiOutput` of one per output (`n_classes`: then one count per output)."
+    if n_outputs > 1:
+        return MultiOutput([criterion_of(name, k) for k in (n_classes if n_classes is not None else [None] * n_outputs)])
     grown = CRITERIA[name].same_as or name
     if CRITERIA[name].task == "regression": return STATISTICS[grown]()
     return STATISTICS[grown](n_classes) if grown in STATISTICS else ClassificationCriterion(CLASS_IMPURITY[grown], n_classes)
@@ -247,6 +251,35 @@ def make_criterion(criterion, n_classes=None):
         raise ValueError(f"unknown criterion {criterion!r}; valid names are {', '.join(map(repr, CLASSIFICATION_CRITERIA + REGRESSION_CRITERIA))}")
     if criterion in CLASSIFICATION_CRITERIA and n_classes is None: raise ValueError(f"criterion {criterion!r} classifies: give n_classes")
     return criterion_of(criterion, n_classes)
+
+# %% ../nbs/05_incremental.ipynb #c14597e6
+class MultiOutput(Criterion):
+    "Several outputs grown as one tree (scikit-learn's multi-output trees): each output's criterion reads its own block of the statistics, side by side; a node's impurity, weighted impurity and proxy are the means of theirs, so one cut serves every output, and its value is each output's value (padded to the most classes) side by side."
+    def __init__(self, parts):
+        self.parts, ends = parts, np.cumsum([p.n_stats for p in parts])
+        self.blocks = [slice(int(e) - p.n_stats, int(e)) for p, e in zip(parts, ends)]   # each output's statistics
+        self.n_stats, self.width = int(ends[-1]), max(getattr(p, "n_classes", 1) for p in parts)   # columns of value per output
+        self.sufficient_statistics = all(p.sufficient_statistics for p in parts)
+        self.children_rule = any(p.children_rule for p in parts)              # Poisson's rule, for each output
+        self.weight_statistic = parts[0].weight_statistic                     # the weight is the first output's
+    def _means(self, method, *arrays, **options):
+        "The mean over the outputs of `method` of each output's criterion, on each output's block of `arrays` (a cut with an empty side may give each output a huge proxy, whose sum overflows to inf: the sweep refuses such cuts anyway)."
+        with np.errstate(over="ignore"): return sum(getattr(p, method)(*(a[..., b] for a in arrays), **options) for p, b in zip(self.parts, self.blocks)) / len(self.parts)
+    def stats(self, y, sample_weight):
+        return np.concatenate([p.stats(y[:, o], sample_weight) for o, p in enumerate(self.parts)], axis=1)
+    def weight(self, S): return self.parts[0].weight(S[..., self.blocks[0]])
+    def value(self, S):
+        values = [np.asarray(p.value(S[..., b]), dtype=float) for p, b in zip(self.parts, self.blocks)]
+        values = [v if isinstance(p, ClassificationCriterion) else v[..., None] for p, v in zip(self.parts, values)]
+        return np.concatenate([np.pad(v, [(0, 0)] * (v.ndim - 1) + [(0, self.width - v.shape[-1])]) for v in values], axis=-1)
+    def impurity(self, S): return self._means("impurity", S)
+    def weighted_impurity(self, S, W=None): return self._means("weighted_impurity", S, W=W)
+    def split_proxy(self, left, right, overwrite=False): return self._means("split_proxy", left, right, overwrite=overwrite)
+    def proxy_constant(self, S): return self._means("proxy_constant", S)
+    def admissible_children(self, left, right):
+        ok = np.ones(np.shape(left)[:-1], dtype=bool)
+        for p, b in zip(self.parts, self.blocks): ok &= p.admissible_children(left[..., b], right[..., b])
+        return ok
 
 # %% ../nbs/05_incremental.ipynb #a3a2d21a
 def check_no_missing(x, search):
@@ -398,9 +431,11 @@ def median_split_curve(x, y, sample_weight, criterion="absolute_error", n_classe
     return thresholds, (left[on_left + cuts - 1] + right[on_right + k - cuts - 1]) / W, node
 
 def median_column_split(x, y, sample_weight, criterion="absolute_error", n_classes=None, min_samples_leaf=1, min_weight_leaf=0.0):
-    "Best `Split` of one column for absolute error by the median sweep: $O(N \\log N)$, the same split as the naive search (with missing values, its two passes too)."
-    curve = lambda missing_left: median_split_curve(x, y, sample_weight, criterion, n_classes, min_samples_leaf, min_weight_leaf,
-                                                    missing_left)
+    "Best `Split` of one column for absolute error by the median sweep: $O(N \\log N)$, the same split as the naive search (with missing values, its two passes too); a 2-D `y` (several outputs, chapter 14): the mean of its columns' curves, which share their cuts."
+    def curve(missing_left):
+        curves = [median_split_curve(x, y_o, sample_weight, criterion, n_classes, min_samples_leaf, min_weight_leaf, missing_left)
+                  for y_o in (np.asarray(y).T if np.ndim(y) == 2 else [y])]
+        return curves[0][0], np.mean([c[1] for c in curves], axis=0), float(np.mean([c[2] for c in curves]))
     if not np.isnan(np.asarray(x, dtype=float)).any(): return _best_of_curve(*curve(False))
     (tau_right, values_right, node), (tau_left, values_left, _) = curve(False), curve(True)
     values = np.r_[values_right, values_left]

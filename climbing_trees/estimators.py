@@ -16,7 +16,7 @@ from sklearn.utils import Bunch, check_random_state, compute_sample_weight
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_is_fitted, check_X_y, validate_data
 from .impurity import check_sample_weight, criteria_where, grown_as
-from .tree import Tree
+from .tree import Tree, flat_values
 from .naive import best_split
 from .growth import GrowthPlan, StoppingRules, check_regression_target, grow_tree_from_plan
 from .criteria import COLUMN_SEARCHES
@@ -33,8 +33,8 @@ __all__ = ['ALGORITHMS', 'DEFAULT_ALGORITHM', 'CLASSIFIER_CRITERIA', 'REGRESSOR_
            'SparseTargetError', 'is_integer', 'is_number', 'check_parameter', 'warn_deprecated_criterion',
            'stored_criterion', 'check_tree_params', 'resolve_max_features', 'resolve_tree_params', 'grower_seed',
            'resolve_plan', 'EstimatorTree', 'categorical_encoder', 'patch_to', 'BaseTreeEstimator', 'BaseDecisionTree',
-           'grow_by_plan', 'class_codes', 'DecisionTreeClassifier', 'DecisionTreeRegressor', 'EnsembleMembers',
-           'shap_tree', 'shap_model']
+           'grow_by_plan', 'class_codes', 'DecisionTreeClassifier', 'DecisionTreeRegressor', 'checked_targets',
+           'EnsembleMembers', 'shap_tree', 'refuse_several_classifications', 'shap_model']
 
 # %% ../nbs/14_estimators.ipynb #1615d0cc
 def depth_first_grower(numeric_search):
@@ -70,10 +70,11 @@ def check_parameter(name, value, ok, accepts):
     if not ok: raise ParameterError(f"{name} must be {accepts}, got {value!r}")
 
 def _check_class_weight(class_weight):
-    "None, 'balanced' or a dict of non-negative weights; a list (one dict per output) is for multi-output trees."
+    "None, 'balanced', a dict of non-negative weights, or a list of such dicts, one per output (several outputs: checked against y by scikit-learn's `compute_sample_weight`)."
     if isinstance(class_weight, list):
-        raise ParameterError("class_weight as a list of dicts is for multi-output trees, which are not supported yet; "
-                             "pass one dict {class label: weight} or 'balanced'")
+        for cw in class_weight: _check_class_weight(cw) if isinstance(cw, dict) else check_parameter("class_weight", class_weight, False,
+                                "None, 'balanced', a dict {class label: weight} or a list of such dicts, one per output")
+        return
     ok = (class_weight is None or _choice(class_weight, ("balanced",)) or isinstance(class_weight, dict)
           and all(is_number(w) and 0 <= w < np.inf for w in class_weight.values()))
     check_parameter("class_weight", class_weight, ok, "None, 'balanced' or a dict {class label: non-negative weight}")
@@ -168,14 +169,17 @@ def grower_seed(random_state):
     "The seed of a grower's draws: one integer drawn from `check_random_state(random_state)`, as scikit-learn's trees draw theirs (a `RandomState` object: a new seed at every fit)."
     return int(check_random_state(random_state).randint(MAX_SEED))
 
-def resolve_plan(estimator, n_samples, n_features, total_weight, n_classes, categorical=(), seed=None):
+def resolve_plan(estimator, n_samples, n_features, total_weight, n_classes, categorical=(), seed=None, n_outputs=None):
     "A checked tree estimator's chapter-02 `GrowthPlan` for this data (its stopping rules in absolute numbers, `max_features` None when it names every feature, the seed `seed`, the monotonic constraints checked against the data), and its `max_features_`."
     rules, max_features = resolve_tree_params(estimator, n_samples, n_features, total_weight)
+    n_outputs = getattr(estimator, "n_outputs_", 1) if n_outputs is None else n_outputs   # a forest's template: the forest's
+    if np.ndim(n_classes): n_classes = tuple(int(k) for k in n_classes)    # several outputs: one count each
     plan = GrowthPlan(grown_as(estimator.criterion), n_classes, rules, None if max_features >= n_features else max_features, estimator.splitter,
                       seed, tuple(categorical), "surrogate" if estimator.missing == "surrogate" else "direction",
                       estimator.max_surrogates, FAST,                      # chapter 10's faster paths: the same tree, sooner
                       check_monotonic_cst(getattr(estimator, "monotonic_cst", None), n_features, n_classes, categorical,
-                                          getattr(estimator, "n_outputs_", 1)))   # scikit-learn's checks and messages
+                                          n_outputs),                          # scikit-learn's checks and messages
+                      n_outputs)                                           # several outputs: one tree for all (chapter 5's MultiOutput)
     return plan, max_features
 
 # %% ../nbs/14_estimators.ipynb #e4a79710
@@ -184,20 +188,24 @@ def _dense_floats(X): return X.toarray().astype(np.float64) if issparse(X) else 
 _TREE_FIELDS = tuple(f.name for f in fields(Tree))   # looked up once, not at every fit
 
 class EstimatorTree(Tree):
-    "Chapter 02's `Tree` as a fitted estimator's `tree_`: the same arrays, plus scikit-learn's `tree_` queries and sizes."
+    "Chapter 02's `Tree` as a fitted estimator's `tree_`: the same arrays, with `value` in scikit-learn's layout (T, n_outputs, K), plus scikit-learn's `tree_` queries and sizes."
     n_outputs = 1
 
     @classmethod
-    def of(cls, tree, n_features, n_classes):
-        "`tree`'s arrays (shared, not copied) as the `tree_` of an estimator fitted on `n_features` columns, `n_classes` classes (1: regression)."
+    def of(cls, tree, n_features, n_classes, n_outputs=1):
+        "`tree`'s arrays (shared, not copied) as the `tree_` of an estimator fitted on `n_features` columns, `n_classes` classes (1: regression; one count per output) and `n_outputs` outputs; `value` is a view (T, n_outputs, K) of the grown (T, n_outputs K)."
         fitted = cls(**{name: getattr(tree, name) for name in _TREE_FIELDS})
-        fitted.n_features, fitted.n_classes = int(n_features), np.array([n_classes], dtype=np.intp)
+        fitted.value = tree.value.reshape(tree.node_count, n_outputs, -1)
+        fitted.n_features, fitted.n_outputs = int(n_features), int(n_outputs)
+        fitted.n_classes = np.array(n_classes, dtype=np.intp).reshape(-1).repeat(n_outputs if np.ndim(n_classes) == 0 else 1)
         return fitted
 
     @property
     def max_n_classes(self): return int(self.n_classes.max())
     @property
     def capacity(self): return self.node_count            # scikit-learn's arrays may be longer than node_count; ours never are
+    @property
+    def missing_go_to_left(self): return self.default_left.astype(np.uint8)   # scikit-learn's name and type for the learned side
 
     def apply(self, X):
         "Leaf of each row of numeric `X`, an array or a sparse matrix (categorical columns as codes): chapter 11's `apply`."
@@ -208,8 +216,9 @@ class EstimatorTree(Tree):
         return tree_decision_path(self, _dense_floats(X))
 
     def predict(self, X):
-        "The `value` of each row's leaf: class proportions (N, K) or means (N, 1), as scikit-learn's `tree_.predict` for one output."
-        return self.value[self.apply(X)]
+        "The `value` of each row's leaf, as scikit-learn's `tree_.predict`: class proportions (N, K) or means (N, 1) for one output, (N, n_outputs, K) for several."
+        value = self.value[self.apply(X)]
+        return value[:, 0] if self.n_outputs == 1 else value
 
     def compute_feature_importances(self, normalize=True):
         "Each feature's total weighted impurity decrease, summing to 1 unless `normalize=False`: scikit-learn's name for chapter 11's `feature_importances`."
@@ -254,6 +263,17 @@ class BaseTreeEstimator(BaseEstimator):
     "What every estimator of the book (tree, forest, boosting) does with its data: validation, categorical and label coding, feature names, and the fitted attributes of an ensemble's member trees."
     _numeric_target = False        # regressors: y must be numbers
     _contiguous_X = False          # boosting: checked X made C-contiguous, for the stage loop that walks it at every stage
+    _multi_output = True           # a 2-D y: several outputs grown as one tree (boosting: refused)
+
+    def _check_several_outputs(self):
+        "Refuse, with the remedy, what several outputs cannot be grown with: categorical columns, surrogates, the depth-first teaching algorithms."
+        culprit = ("categorical columns (chapter 6's level sets are ordered by one output's statistics)" if self.encoder_ is not None
+                   else "missing='surrogate' (rpart's surrogates serve one output)" if self.missing == "surrogate"
+                   else f"algorithm={self.algorithm!r} (a depth-first teaching grower of one output)" if self.algorithm != "levelwise"
+                   else None)
+        if culprit:
+            raise ValueError(f"y has {self.n_outputs_} columns (several outputs), which are grown by algorithm='levelwise' with "
+                             f"missing='direction' on numeric columns; not with {culprit}: change that, or fit one model per column")
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -294,23 +314,27 @@ def _validate_training_data(self, X, y):
         raise SparseTargetError(f"sparse multilabel-indicator for y is not supported: y is a sparse matrix of shape {y.shape}; "
                          "pass a dense array (y.toarray())")
     y_shape = np.asarray(y).shape
-    if len(y_shape) == 2 and y_shape[1] > 1:
-        raise ValueError(f"y has {y_shape[1]} columns, but multi-output trees are not supported yet: fit one tree per column "
-                         "(sklearn.multioutput.MultiOutputClassifier or MultiOutputRegressor does that)")
+    several = len(y_shape) == 2 and y_shape[1] > 1                # several outputs: one tree for all of them
+    if several and not self._multi_output:
+        raise ValueError(f"y has {y_shape[1]} columns, and {type(self).__name__} fits one target: fit one model per column "
+                         "(sklearn.multioutput.MultiOutputClassifier or MultiOutputRegressor does that), or grow a tree or a forest, "
+                         "which fit several outputs at once")
     X = self._densified(X)
     if getattr(X, "ndim", 2) == 2 and getattr(X, "shape", (1, 1))[1] == 0:  # before scikit-learn's checks, whose message is numpy's
         raise ValueError(f"Found array with 0 feature(s) (shape={X.shape}) while a minimum of 1 is required: X has no columns, "
                          "and a tree needs at least one feature")
     self.encoder_ = categorical_encoder(self.categorical_features, X)
     if self.encoder_ is None:
-        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=self._numeric_target, ensure_all_finite="allow-nan")
+        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=self._numeric_target, ensure_all_finite="allow-nan",
+                             multi_output=several)
     else:
         validate_data(self, X, skip_check_array=True)          # column names and count only
         X, y = check_X_y(self.encoder_.transform(X), y, dtype=np.float64, y_numeric=self._numeric_target, estimator=self,
-                         ensure_all_finite="allow-nan")
+                         ensure_all_finite="allow-nan", multi_output=several)
     self.is_categorical_ = np.zeros(self.n_features_in_, dtype=bool)
     if self.encoder_ is not None: self.is_categorical_[self.encoder_.categorical_] = True
-    self.n_outputs_ = 1
+    self.n_outputs_ = y.shape[1] if several else 1
+    if several: self._check_several_outputs()
     X = self._check_missing(X)
     return (np.ascontiguousarray(X) if self._contiguous_X else X), y
 
@@ -345,7 +369,7 @@ def grow_by_plan(plan, X, y, w, algorithm=DEFAULT_ALGORITHM):
 @patch_to(BaseDecisionTree)
 def _install(self, tree):
     "Make `tree` (grown, pruned, or pruned by `cv_alpha_table`) the fitted `tree_`, an `EstimatorTree` sharing its arrays."
-    self.tree_ = EstimatorTree.of(tree, self.n_features_in_, getattr(self, "n_classes_", 1))
+    self.tree_ = EstimatorTree.of(tree, self.n_features_in_, getattr(self, "n_classes_", 1), self.n_outputs_)
 
 # %% ../nbs/14_estimators.ipynb #ea676070
 @patch_to(BaseDecisionTree)
@@ -402,10 +426,31 @@ def class_codes(y):
 
 @patch_to(BaseTreeEstimator)
 def _encode_classes(self, y):
-    "Set `classes_` and `n_classes_` from the checked labels `y` (by `class_codes`); returns each row's class code."
+    "Set `classes_` and `n_classes_` from the checked labels `y` (by `class_codes`); returns each row's class code. Several outputs (a 2-D `y`): scikit-learn's list of classes per output, an array of their counts, and codes per column."
+    if y.ndim == 2:
+        self.classes_, codes = map(list, zip(*(class_codes(y[:, o]) for o in range(y.shape[1]))))
+        self.n_classes_ = np.array([len(c) for c in self.classes_], dtype=np.intp)
+        return np.column_stack([c.ravel() for c in codes])
+    if isinstance(getattr(self, "class_weight", None), list):      # one dict per output, and y has one
+        raise ParameterError(f"class_weight={self.class_weight!r} is a list, one dict per output, but y has one column: pass one dict "
+                             "{class label: weight} or 'balanced'")
     self.classes_, codes = class_codes(y)
     self.n_classes_ = len(self.classes_)
     return codes.ravel()
+
+@patch_to(BaseTreeEstimator)
+def _probabilities(self, value):
+    "Class proportions `value` (rows, n_outputs, K) as scikit-learn's classifiers return them: (rows, K) for one output, a list of (rows, K_o), one per output, for several."
+    if self.n_outputs_ == 1: return value[:, 0]
+    return [value[:, o, :k] for o, k in enumerate(self.n_classes_)]
+
+@patch_to(BaseTreeEstimator)
+def _most_probable(self, value):
+    "The label of the largest proportion of `value` (rows, n_outputs, K), per output: (rows,) for one output, (rows, n_outputs) for several."
+    if self.n_outputs_ == 1: return self.classes_.take(value[:, 0].argmax(axis=1))
+    labels = np.empty((len(value), self.n_outputs_), dtype=self.classes_[0].dtype)
+    for o, c in enumerate(self.classes_): labels[:, o] = c.take(value[:, o, :len(c)].argmax(axis=1))
+    return labels
 
 class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
     "A CART classification tree grown by one of the book's growers (`algorithm`), with scikit-learn's API."
@@ -428,28 +473,30 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         X, y = self._validate_training_data(X, y)
         codes = self._encode_classes(y)
         w = check_sample_weight(sample_weight, len(y))
-        if self.class_weight is not None: w = w * compute_sample_weight(self.class_weight, y)
+        if self.class_weight is not None: w = w * compute_sample_weight(self.class_weight, y)   # several outputs: multiplied
         self._grow(X, codes, w, self.n_classes_)
         return self
 
 # %% ../nbs/14_estimators.ipynb #630e7fef
 @patch_to(DecisionTreeClassifier)
 def predict_proba(self, X):
-    "Weighted class proportions of the leaf each row reaches, columns in `classes_` order."
+    "Weighted class proportions of the leaf each row reaches, columns in `classes_` order (several outputs: a list, one array per output)."
     leaves = self.apply(X)                           # validates X (and that the tree is fitted) first
-    return self.tree_.value[leaves]
+    return self._probabilities(self.tree_.value[leaves])
 
 @patch_to(DecisionTreeClassifier)
 def predict_log_proba(self, X):
     "Logarithms of `predict_proba`: -inf for a class the leaf never saw."
-    with np.errstate(divide="ignore"): return np.log(self.predict_proba(X))
+    proba = self.predict_proba(X)
+    with np.errstate(divide="ignore"): return np.log(proba) if self.n_outputs_ == 1 else [np.log(p) for p in proba]
 
 @patch_to(DecisionTreeClassifier)
 def predict(self, X):
-    "The most probable class of each row, as one of the original labels."
+    "The most probable class of each row, as one of the original labels (several outputs: one column per output)."
     leaves = self.apply(X)
     value = self.tree_.value                               # per row or per node, whichever is fewer
-    most_probable = value[leaves].argmax(axis=1) if len(leaves) < len(value) else value.argmax(axis=1).take(leaves)
+    if self.n_outputs_ > 1: return self._most_probable(value[leaves])
+    most_probable = value[leaves, 0].argmax(axis=1) if len(leaves) < len(value) else value[:, 0].argmax(axis=1).take(leaves)
     return self.classes_.take(most_probable)
 
 # %% ../nbs/14_estimators.ipynb #68186925
@@ -474,13 +521,19 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         self._check_params()
         X, y = self._validate_training_data(X, y)
         w = check_sample_weight(sample_weight, len(y))
-        self._grow(X, check_regression_target(y.astype(np.float64, copy=False), grown_as(self.criterion), w), w, None)
+        self._grow(X, checked_targets(y, grown_as(self.criterion), w), w, None)
         return self
 
     def predict(self, X):
-        "The value of the leaf each row reaches: its weighted mean (median for absolute_error)."
+        "The value of the leaf each row reaches: its weighted mean (median for absolute_error); several outputs: one column each."
         leaves = self.apply(X)
-        return self.tree_.value[:, 0].take(leaves)
+        return self.tree_.value[:, 0, 0].take(leaves) if self.n_outputs_ == 1 else self.tree_.value[leaves, :, 0]
+
+def checked_targets(y, criterion, w):
+    "Regression targets as floats, each output checked for `criterion` as chapter 4's `check_regression_target` checks one (Poisson: no negative y, a positive sum)."
+    y = y.astype(np.float64, copy=False)
+    if y.ndim == 1: return check_regression_target(y, criterion, w)
+    return np.column_stack([check_regression_target(y[:, o], criterion, w) for o in range(y.shape[1])])
 
 # %% ../nbs/14_estimators.ipynb #b7d3f4c1
 @patch_to(BaseTreeEstimator)
@@ -519,11 +572,17 @@ def shap_tree(tree, scale=1.0, values=None, feature_names=None):
                          f"levels (node {node}): fit with categorical_features=None (the level codes then split as numbers) or one-hot "
                          "columns to explain the model with shap; the book's own Shapley values take level sets (a later chapter)")
     leaf, left, right = tree.is_leaf, tree.children_left, tree.children_right
-    values = np.asarray(tree.value if values is None else values, dtype=np.float64)
+    values = np.asarray(flat_values(tree) if values is None else values, dtype=np.float64)
     return {"children_left": np.where(leaf, -1, left).astype(np.int32), "children_right": np.where(leaf, -1, right).astype(np.int32),
             "children_default": np.where(leaf, -1, np.where(tree.default_left, left, right)).astype(np.int32),
             "features": np.where(leaf, -2, tree.feature).astype(np.int32), "thresholds": np.where(leaf, -2.0, tree.threshold),
             "values": values * scale, "node_sample_weight": np.array(tree.weighted_n_node_samples, dtype=np.float64)}
+
+def refuse_several_classifications(estimator):
+    "shap's dictionary holds one table of values per tree: a classifier of several outputs (one table of proportions each) is refused, with the remedy."
+    if isinstance(estimator, ClassifierMixin) and estimator.n_outputs_ > 1:
+        raise ValueError(f"this classifier predicts {estimator.n_outputs_} outputs, each with its own classes, and shap's TreeExplainer "
+                         "reads one table of values per tree: fit one classifier per output to explain it with shap")
 
 def shap_model(trees, base_offset=0.0, tree_output="raw_value", objective=None):
     "The dictionary shap's `TreeExplainer` takes as a model: the dictionaries of `trees` (their values summed, plus `base_offset`), in float64."
@@ -535,5 +594,6 @@ def to_shap(self):
     "The fitted tree as the dictionary shap's `TreeExplainer` takes (`shap.TreeExplainer(tree.to_shap())`): class proportions or means, NaN to each split's learned side (a surrogate tree's majority side); refused for splits on level sets."
     check_is_fitted(self)
     classifier = isinstance(self, ClassifierMixin)
+    refuse_several_classifications(self)
     return shap_model([shap_tree(self.tree_, feature_names=getattr(self, "feature_names_in_", None))],
                       tree_output="probability" if classifier else "raw_value", objective=SHAP_OBJECTIVES.get(grown_as(self.criterion)))

@@ -14,6 +14,7 @@ from scipy.sparse import hstack as sparse_hstack
 from sklearn.base import ClassifierMixin, RegressorMixin, is_classifier
 from sklearn.metrics import accuracy_score, r2_score
 from sklearn.utils import check_random_state, compute_class_weight, compute_sample_weight
+from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted
 from .impurity import check_sample_weight, grown_as
 from .growth import plan_growth, check_regression_target
@@ -26,7 +27,8 @@ from .pruning import prune
 from .estimators import (BaseTreeEstimator, DecisionTreeClassifier, DecisionTreeRegressor, EnsembleMembers, MAX_SEED,
                                        ParameterError,
                                        patch_to, grow_by_plan, resolve_plan, is_integer, check_parameter, DEPRECATED_CRITERIA,
-                                       warn_deprecated_criterion, stored_criterion, shap_tree)
+                                       warn_deprecated_criterion, stored_criterion, shap_tree,
+                                       checked_targets)
 
 # %% auto #0
 __all__ = ['TREES_BATCH_ELEMENTS', 'PREFER', 'trees_orders', 'grow_trees', 'grow_trees_from_plan', 'tree_seeds',
@@ -37,7 +39,7 @@ __all__ = ['TREES_BATCH_ELEMENTS', 'PREFER', 'trees_orders', 'grow_trees', 'grow
 # %% ../nbs/16_forests.ipynb #8462ae61
 def trees_orders(plan, X, presorted=None):
     "The orders `grow_trees_from_plan` reads with this `plan`: `presorted`, or `presort(X)` if not given; None where the growth keeps no orders (random thresholds on numeric columns without missing values)."
-    node_searched = (bool(plan.categorical) or not criterion_of(plan.criterion, plan.n_classes).sufficient_statistics
+    node_searched = (bool(plan.categorical) or not criterion_of(plan.criterion, plan.n_classes, plan.n_outputs).sufficient_statistics
                      or plan.monotonic_cst is not None and any(plan.monotonic_cst))   # constrained columns: node by node (chapter 8)
     tuning = PLAIN if plan.tuning is None else plan.tuning
     if tuning.without_orders is not None and not keeps_orders(plan.splitter, node_searched, int(np.isnan(X).any()) if X.size else 0):
@@ -249,7 +251,7 @@ def _grow_forest(self, X, y, seeds):
     "Grow the trees of `seeds` in batches, one `Parallel` job per batch, and return them as fitted tree estimators."
     template = self.estimator_
     plan, self._max_features = resolve_plan(template, len(y), X.shape[1], 1.0, getattr(self, "n_classes_", None),   # min_weight_leaf:
-                                            np.flatnonzero(self.is_categorical_))                                     # per unit of weight
+                                            np.flatnonzero(self.is_categorical_), n_outputs=self.n_outputs_)         # per unit of weight
     batched = template.algorithm == "levelwise" and plan.missing == "direction"
     orders = trees_orders(plan, X) if batched else None                   # sorted once for every tree, if the trees read orders
     n_jobs = max(1, effective_n_jobs(self.n_jobs))
@@ -279,8 +281,8 @@ def estimators_samples_(self):
 
 @patch_to(BaseForest)
 def _oob_values(self, X):
-    "Each training row's mean leaf value over the trees that did not draw it (class proportions or means); warns if some row was drawn by every tree."
-    total, votes = np.zeros((len(X), self.estimators_[0].tree_.value.shape[1])), np.zeros(len(X), dtype=np.intp)
+    "Each training row's mean leaf value (rows, n_outputs, K) over the trees that did not draw it (class proportions or means); warns if some row was drawn by every tree."
+    total, votes = np.zeros((len(X),) + self.estimators_[0].tree_.value.shape[1:]), np.zeros(len(X), dtype=np.intp)
     for estimator in self.estimators_:
         rows = np.flatnonzero(self._in_bag_counts(estimator) == 0)
         total[rows] += estimator.tree_.value[apply_tree(estimator.tree_, X[rows])]
@@ -289,12 +291,12 @@ def _oob_values(self, X):
         warnings.warn("Some inputs do not have OOB scores. This probably means too few trees were used to compute any reliable "
                       "OOB estimates.", UserWarning)
         votes[votes == 0] = 1
-    return total / votes[:, None]
+    return total / votes[:, None, None]
 
 # %% ../nbs/16_forests.ipynb #81a99a04
 @patch_to(BaseForest)
 def _mean_value(self, X):
-    "The mean over the trees of the leaf value each row of checked `X` reaches: (rows, K) proportions or (rows, 1) means."
+    "The mean over the trees of the leaf value each row of checked `X` reaches: (rows, n_outputs, K) proportions or (rows, n_outputs, 1) means."
     total = 0.0
     for estimator in self.estimators_: total = total + estimator.tree_.value[apply_tree(estimator.tree_, X)]
     return total / len(self.estimators_)
@@ -329,14 +331,16 @@ class ForestRegressor(RegressorMixin, BaseForest):
     def _encode_y(self, y, sample_weight):
         "The targets as floats, checked for the criterion as a tree's are (Poisson: no negative y, a positive sum); no class weights."
         w = check_sample_weight(sample_weight, len(y))              # None: ones
-        return check_regression_target(y.astype(np.float64), grown_as(self.criterion), w), None
+        return checked_targets(y, grown_as(self.criterion), w), None   # several outputs: each column checked
 
     def predict(self, X):
-        "The mean of the trees' predictions."
-        return self._mean_value(self._validate_X_predict(X))[:, 0]
+        "The mean of the trees' predictions (several outputs: one column each)."
+        value = self._mean_value(self._validate_X_predict(X))[..., 0]
+        return value[:, 0] if self.n_outputs_ == 1 else value
 
     def _set_oob_score(self, X, y):
-        self.oob_prediction_ = self._oob_values(X)[:, 0]
+        self.oob_prediction_ = self._oob_values(X)[..., 0]
+        if self.n_outputs_ == 1: self.oob_prediction_ = self.oob_prediction_[:, 0]
         self.oob_score_ = (self.oob_score if callable(self.oob_score) else r2_score)(y, self.oob_prediction_)
 
 # %% ../nbs/16_forests.ipynb #4891b5e1
@@ -348,29 +352,35 @@ class ForestClassifier(ClassifierMixin, BaseForest):
         "Class codes, and scikit-learn's expanded class weights (None if none)."
         codes = self._encode_classes(y)
         cw = self.class_weight
+        if self.oob_score and y.ndim == 2 and type_of_target(y) not in ("binary", "multiclass", "multilabel-indicator"):
+            raise ValueError(f"The type of target cannot be used to compute OOB estimates. Got {type_of_target(y)} while only the following "
+                             "are supported: continuous, continuous-multioutput, binary, multiclass, multilabel-indicator (scikit-learn's "
+                             "words); set oob_score=False, or score on held-out rows")
         if cw is None or isinstance(cw, str) and cw == "balanced_subsample" and self.bootstrap: return codes, None
         if isinstance(cw, str) and self.warm_start:
             warnings.warn('class_weight presets "balanced" or "balanced_subsample" are not recommended for warm_start if the '
                           "fitted data differs from the full dataset", UserWarning)
-        if isinstance(cw, str): cw = dict(zip(self.classes_, compute_class_weight("balanced", classes=self.classes_, y=y,
-                                                                                   sample_weight=sample_weight)))
+        if isinstance(cw, str) and y.ndim == 1:
+            cw = dict(zip(self.classes_, compute_class_weight("balanced", classes=self.classes_, y=y, sample_weight=sample_weight)))
+        elif isinstance(cw, str): cw = "balanced"                 # several outputs: each output's balanced weights, multiplied
         return codes, compute_sample_weight(cw, y)
 
     def predict_proba(self, X):
-        "The mean over the trees of the class proportions of each row's leaf."
-        return self._mean_value(self._validate_X_predict(X))
+        "The mean over the trees of the class proportions of each row's leaf (several outputs: a list, one array per output)."
+        return self._probabilities(self._mean_value(self._validate_X_predict(X)))
 
     def predict_log_proba(self, X):
         "Logarithms of `predict_proba`."
-        with np.errstate(divide="ignore"): return np.log(self.predict_proba(X))
+        proba = self.predict_proba(X)
+        with np.errstate(divide="ignore"): return np.log(proba) if self.n_outputs_ == 1 else [np.log(p) for p in proba]
 
     def predict(self, X):
-        "The class of largest mean probability, as one of the original labels."
-        proba = self.predict_proba(X)                     # checks that the forest is fitted first
-        return self.classes_.take(proba.argmax(axis=1))
+        "The class of largest mean probability, as one of the original labels (several outputs: one column each)."
+        return self._most_probable(self._mean_value(self._validate_X_predict(X)))
 
     def _set_oob_score(self, X, y):
-        self.oob_decision_function_ = self._oob_values(X)
+        oob = self._oob_values(X).transpose(0, 2, 1)                # scikit-learn's layout: (rows, classes, outputs)
+        self.oob_decision_function_ = oob[..., 0] if self.n_outputs_ == 1 else oob
         self.oob_score_ = (self.oob_score if callable(self.oob_score) else accuracy_score)(y, self.oob_decision_function_.argmax(axis=1))
 
 # %% ../nbs/16_forests.ipynb #36a77b3e

@@ -137,6 +137,7 @@ class GrowthPlan:
     max_surrogates: int = 5            # surrogates kept per split, with missing="surrogate"
     tuning: object = None              # how the grower computes: chapter 8's Tuning (None: PLAIN), chapter 10's FAST
     monotonic_cst: tuple | None = None # -1, 0 or 1 per feature: scikit-learn's monotonic constraints (chapter 8); None: none
+    n_outputs: int = 1                 # columns of y grown as one tree (chapter 5's `MultiOutput`); n_classes then one per output
 
     def generator(self, seed=None):
         "The random generator of a tree's draws, from `seed` (None: the plan's `random_state`); None when the plan draws nothing."

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 from scipy.sparse import csr_matrix
 from sklearn.utils.validation import check_is_fitted
-from .tree import LEAF, LEFT, UNDECIDED, Tree, collapse, goes_left, leaf_text, sides, split_rule, subtree_end
+from .tree import LEAF, LEFT, UNDECIDED, Tree, collapse, flat_values, goes_left, leaf_text, sides, split_rule, subtree_end
 
 # %% auto #0
 __all__ = ['HEAP_DEPTH', 'COMPACTION_COST', 'FEW_ROWS', 'BLOCK_BYTES', 'PARALLEL_ROWS', 'apply_one', 'compaction_steps',
@@ -282,7 +282,7 @@ def feature_importances(tree, n_features, normalize=True):
 # %% ../nbs/11_inference.ipynb #032da2f1
 def _predictions(tree, X):
     "What `tree` predicts for every row of `X`: the class code of largest proportion, or the leaf's mean (a regression tree)."
-    value = tree.value[apply(tree, X)]
+    value = flat_values(tree)[apply(tree, X)]
     return value.argmax(1) if value.shape[1] > 1 else value[:, 0]
 
 def _score(y, predicted, classification):
@@ -300,7 +300,7 @@ def permutation_importance(tree, X, y, n_repeats=5, random_state=None):
     if y.shape != (len(X),): raise ValueError(f"y must be 1-D with one entry per row of X ({len(X)} rows), got shape {y.shape}")
     if isinstance(n_repeats, bool) or not isinstance(n_repeats, (int, np.integer)) or n_repeats < 1:
         raise ValueError(f"n_repeats must be a positive integer, got {n_repeats!r}")
-    classification, rng = tree.value.shape[1] > 1, np.random.default_rng(random_state)
+    classification, rng = flat_values(tree).shape[1] > 1, np.random.default_rng(random_state)
     baseline = _score(y, _predictions(tree, X), classification)
     drops = np.empty((X.shape[1], n_repeats))
     for j in range(X.shape[1]):
@@ -319,6 +319,9 @@ def _described(obj, feature_names=None, class_names=None):
     tree = getattr(obj, "tree_", obj)
     if not isinstance(tree, Tree):
         raise TypeError(f"expected a climbing_trees Tree or a fitted estimator whose tree_ is one, got {type(tree).__name__}")
+    if getattr(tree, "n_outputs", 1) > 1:
+        raise ValueError(f"this tree predicts {tree.n_outputs} outputs, and the views of this chapter show one value (or one set of class "
+                         "proportions) per node: fit one tree per output to draw it, or read tree_.value (nodes, outputs, classes)")
     asked = tree.feature if tree.surrogates is None else np.concatenate([tree.feature, tree.surrogates.feature])
     used = int(asked.max()) + 1                               # one more than the largest feature a split (or surrogate) asks about
     n_features = getattr(obj, "n_features_in_", None)
@@ -333,7 +336,7 @@ def _described(obj, feature_names=None, class_names=None):
     if class_names is not None:
         if classes is not None: n_classes = len(classes)
         elif hasattr(obj, "tree_"): n_classes = 0              # a fitted regressor: no classes to name
-        else: n_classes = tree.value.shape[1]                  # a bare Tree: one column of `value` per class
+        else: n_classes = flat_values(tree).shape[1]                  # a bare Tree: one column of `value` per class
         if len(class_names) != n_classes:
             raise ValueError(f"class_names has {len(class_names)} names but the tree has {n_classes} classes")
         classes = class_names
@@ -413,13 +416,13 @@ def _node_label(tree, t, names, classes, levels, criterion, decimals, show_missi
     if criterion is not None: lines.append(key(criterion) + f"{tree.impurity[t]:.{decimals}f}")
     lines.append(key("samples") + (f"{100 * n / tree.n_node_samples[0]:.1f}%" if percent else f"{n}"))
     if not (counts or percent) and not np.isclose(W, n): lines.append(key("weight") + f"{round(float(W), decimals):g}")
-    if tree.value.shape[1] > 1 or classes is not None:
-        v = tree.value[t] * W if counts else tree.value[t]
+    if flat_values(tree).shape[1] > 1 or classes is not None:
+        v = flat_values(tree)[t] * W if counts else flat_values(tree)[t]
         whole = counts and np.allclose(v, np.round(v))   # unweighted counts print as integers, as scikit-learn's
         lines.append(key("value") + "[" + ", ".join(f"{p:.0f}" if whole else f"{p:.{decimals}f}" for p in v) + "]")
-        k = int(tree.value[t].argmax())
+        k = int(flat_values(tree)[t].argmax())
         lines.append(key("class") + f"{k if classes is None else classes[k]}")
-    else: lines.append(key("value") + f"{tree.value[t, 0]:.{decimals}f}")
+    else: lines.append(key("value") + f"{flat_values(tree)[t, 0]:.{decimals}f}")
     return "\n".join(lines)
 
 # %% ../nbs/11_inference.ipynb #8652127c
@@ -429,11 +432,11 @@ def _node_colours(tree, classify):
     from matplotlib import colormaps             # only when drawing: importing the library does not need matplotlib
     palette = colormaps["tab10"]
     if classify:
-        K = tree.value.shape[1]
-        base = np.array([palette(k % 10)[:3] for k in tree.value.argmax(axis=1)])
-        strength = (tree.value.max(axis=1) - 1 / K) / (1 - 1 / K) if K > 1 else np.ones(tree.node_count)
+        K = flat_values(tree).shape[1]
+        base = np.array([palette(k % 10)[:3] for k in flat_values(tree).argmax(axis=1)])
+        strength = (flat_values(tree).max(axis=1) - 1 / K) / (1 - 1 / K) if K > 1 else np.ones(tree.node_count)
     else:
-        v = tree.value[:, 0]
+        v = flat_values(tree)[:, 0]
         base = np.tile(palette(1)[:3], (tree.node_count, 1))
         strength = (v - v.min()) / (v.max() - v.min()) if v.max() > v.min() else np.zeros(tree.node_count)
     strength = 0.75 * np.clip(strength, 0, 1)[:, None]
@@ -472,7 +475,7 @@ def plot_tree(tree_or_estimator, feature_names=None, class_names=None, max_depth
         row = lambda points: (1.2 * n_lines + 0.8) * points / 72 / 0.62
         points = min(size, max(4., size * min(16 / (tree.n_leaves * column(size)), 12 / ((tree.max_depth + 1) * row(size)))))
         ax = plt.figure(figsize=(max(3., tree.n_leaves * column(points)), max(1.5, (tree.max_depth + 1) * row(points)))).add_axes((0, 0, 1, 1))
-    colours = _node_colours(tree, tree.value.shape[1] > 1 or classes is not None) if filled else np.ones((tree.node_count, 3))
+    colours = _node_colours(tree, flat_values(tree).shape[1] > 1 or classes is not None) if filled else np.ones((tree.node_count, 3))
     colours[hidden] = 0.75
     x, y = tree_layout(tree)
     answers = []
@@ -498,7 +501,7 @@ def export_graphviz(tree_or_estimator, out_file=None, *, max_depth=None, feature
                     fontname="helvetica"):
     "A `Tree` or a fitted estimator's tree in graphviz's DOT language, as scikit-learn's `export_graphviz` (the same nodes and edges), with level sets, surrogates and, with `show_missing`, the edge missing values take marked 'missing'. Returns the text if `out_file` is None, else writes it to that path or file."
     tree, names, classes, levels, criterion = _described(tree_or_estimator, feature_names, None if class_names is True else class_names)
-    if class_names is True: classes = [f"y[{k}]" for k in range(tree.value.shape[1])]        # scikit-learn's generic class names
+    if class_names is True: classes = [f"y[{k}]" for k in range(flat_values(tree).shape[1])]        # scikit-learn's generic class names
     _check_max_depth(max_depth)
     if label not in ("all", "root", "none"): raise ValueError(f"label must be 'all', 'root' or 'none' (where to write 'samples = ' and the like), got {label!r}")
     if isinstance(precision, bool) or not isinstance(precision, (int, np.integer)) or precision < 0:
@@ -508,7 +511,7 @@ def export_graphviz(tree_or_estimator, out_file=None, *, max_depth=None, feature
              f'edge [fontname="{fontname}"] ;']
     if filled:
         from matplotlib.colors import to_hex
-        fills = [to_hex(c) for c in _node_colours(tree, tree.value.shape[1] > 1 or classes is not None)]
+        fills = [to_hex(c) for c in _node_colours(tree, flat_values(tree).shape[1] > 1 or classes is not None)]
     inner, depth = np.flatnonzero(~tree.is_leaf), tree.node_depth
     parent = np.full(tree.node_count, -1)
     parent[tree.children_left[inner]], parent[tree.children_right[inner]] = inner, inner

@@ -48,13 +48,14 @@ class FrontierSearch(NamedTuple):
 class Growth:
     "One fit's data, criterion, options and presorted orders, as the checked `plan` says (nothing is checked again); `search` finds the best split of every node of a frontier. `roots`: the samples are several trees' one after another (chapter 16), `roots[b]` samples for tree b, each with its own seed in `seeds` and `presorted` sorted within each tree's samples; `rows`: the samples are these rows of `X` (None: X's rows), `y` given per row of X and `w` per sample, and the rows are copied only for a growth that keeps orders (a growth without orders reads X's columns at them); `ranks`: the tuning's ranks of X read at the samples, if known (else made from them; chapter 10)."
     def __init__(self, plan, X, y, w, node_searches=None, presorted=None, roots=None, rows=None, ranks=None, seeds=None):
-        self.plan, self.rules, self.X, self.y, self.w = plan, plan.rules, X, y if rows is None else y.take(rows), w
+        self.plan, self.rules, self.X, self.y, self.w = plan, plan.rules, X, y if rows is None else y.take(rows, axis=0), w
         self.tuning = t = PLAIN if plan.tuning is None else plan.tuning       # how to compute: it changes no tree
         self.n_samples, self.n_features = len(self.y), self.X.shape[1]
         self.roots = np.array([self.n_samples]) if roots is None else np.asarray(roots, dtype=np.intp)
         self.max_features, self.splitter = plan.max_features, plan.splitter
         self.rngs = [plan.generator(seed) for seed in ([None] if seeds is None else seeds)]   # one per tree (None: nothing random)
-        self.criterion, self.n_classes, self.crit = plan.criterion, plan.n_classes, criterion_of(plan.criterion, plan.n_classes)
+        self.criterion, self.n_classes = plan.criterion, plan.n_classes
+        self.crit = criterion_of(plan.criterion, plan.n_classes, plan.n_outputs)   # several outputs: chapter 5's `MultiOutput`
         self.additive = self.crit.sufficient_statistics                  # False: absolute error, every column node by node
         self.searches = _node_searched_columns(self.n_features, plan.categorical, node_searches, self.additive)
         self.signs = (None if plan.monotonic_cst is None else np.array(plan.monotonic_cst, dtype=np.int8)   # classes: the first
@@ -248,9 +249,9 @@ def _node_summaries(g, orders, counts, starts=None):
     impurity, value = in_units * units, value.reshape(len(counts), -1)   # (F, K) proportions or (F, 1) means
     if g.centred: value = centre[:, None] + scale[:, None] * value
     elif g.n_classes is None:                    # targets all equal (Poisson): pure, exactly 0 as in chapter 1, not rounding
-        y_f, positive = g.y.take(orders[0]), g.w.take(orders[0]) > 0
-        equal = (np.maximum.reduceat(np.where(positive, y_f, -np.inf), starts)
-                 == np.minimum.reduceat(np.where(positive, y_f, np.inf), starts))
+        y_f, positive = g.y.take(orders[0], axis=0), (g.w.take(orders[0]) > 0).reshape(-1, *[1] * (g.y.ndim - 1))
+        equal = (np.maximum.reduceat(np.where(positive, y_f, -np.inf), starts)    # several outputs: in every column
+                 == np.minimum.reduceat(np.where(positive, y_f, np.inf), starts)).reshape(len(counts), -1).all(axis=1)
         impurity = np.where(equal, 0.0, impurity)
     return node_stats, value, impurity, weight, units, in_units, position_stats
 

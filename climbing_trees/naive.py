@@ -73,7 +73,10 @@ def first_best(values, scale):
 
 # %% ../nbs/03_naive_split.ipynb #d87cb5bc
 def node_summary(y, w, criterion, n_classes=None):
-    "A node's value and impurity, for arrays the grower checked at its entrance: one bincount, or chapter 1's regression formulas."
+    "A node's value and impurity, for arrays the grower checked at its entrance: one bincount, or chapter 1's regression formulas (of each column of a 2-D `y`, several outputs: their values, and the mean of their impurities)."
+    if n_classes is None and np.ndim(y) == 2:
+        return (np.array([REGRESSION_VALUE[criterion](y[:, o], w) for o in range(y.shape[1])]),
+                float(np.mean([REGRESSION_IMPURITY[criterion](y[:, o], w) for o in range(y.shape[1])])))
     if n_classes is None: return np.array([REGRESSION_VALUE[criterion](y, w)]), REGRESSION_IMPURITY[criterion](y, w)
     counts = np.bincount(y, weights=w, minlength=n_classes)
     p = counts / counts.sum()                  # not / w.sum(): one class present gives exactly 1, so a pure node has impurity 0

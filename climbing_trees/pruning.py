@@ -8,7 +8,7 @@ import heapq
 from dataclasses import dataclass
 import numpy as np
 from .impurity import CLASS_IMPURITY
-from .tree import LEAF, Tree, collapse, nodes_by_depth
+from .tree import LEAF, Tree, collapse, flat_values, nodes_by_depth
 from .naive import TIE_TOLERANCE
 
 # %% auto #0
@@ -22,7 +22,7 @@ def node_risk(tree, impurity=None):
                         f"or an estimator's tree_), got {type(tree).__name__}")
     if impurity is None: i = tree.impurity
     elif isinstance(impurity, str) and impurity in CLASS_IMPURITY:
-        p = tree.value
+        p = flat_values(tree)
         if p.ndim != 2 or (p < 0).any() or not np.allclose(p.sum(axis=1), 1.0):
             raise ValueError(f"impurity={impurity!r} needs class proportions: prune a classification tree, or use impurity=None")
         i = CLASS_IMPURITY[impurity](p)

@@ -10,7 +10,7 @@ import numpy as np
 
 # %% auto #0
 __all__ = ['LEFT', 'RIGHT', 'UNDECIDED', 'LEAF', 'UNDEFINED', 'SMALL_TREE', 'goes_left', 'sides', 'level_tables', 'Split',
-           'default_side', 'Tree', 'nodes_by_depth', 'SurrogateSplit', 'Surrogates', 'preorder_walk',
+           'default_side', 'Tree', 'flat_values', 'nodes_by_depth', 'SurrogateSplit', 'Surrogates', 'preorder_walk',
            'preorder_by_depth', 'preorder_numbers', 'TreeBuilder', 'kept_nodes', 'collapse', 'tree_differences',
            'split_rule', 'leaf_text', 'tree_text', 'subtree_end']
 
@@ -91,7 +91,7 @@ class Tree:
     left_levels: np.ndarray               # (T, L) level codes sent left by a categorical split
     right_levels: np.ndarray              # (T, L) level codes sent right by a categorical split
     default_left: np.ndarray              # (T,) where a split sends a missing value (NaN) or a level it never saw
-    value: np.ndarray                     # (T, K) class proportions, or (T, 1) the weighted mean
+    value: np.ndarray                     # (T, K) class proportions, or (T, 1) the weighted mean; several outputs side by side
     impurity: np.ndarray                  # (T,) i(t)
     n_node_samples: np.ndarray            # (T,) samples that reached the node in training
     weighted_n_node_samples: np.ndarray   # (T,) their total weight W_t
@@ -111,6 +111,10 @@ class Tree:
         return depth
     @property
     def max_depth(self): return int(self.node_depth.max())
+
+def flat_values(tree):
+    "The node values of `tree` as a table (T, columns): a `Tree`'s own `value`, or scikit-learn's layout (T, n_outputs, K) that an estimator's `tree_` shows (chapter 14), with each output's K columns side by side (a view, not a copy)."
+    return tree.value.reshape(tree.node_count, -1)
 
 # %% ../nbs/02_tree.ipynb #3724b03c
 def nodes_by_depth(children_left, children_right, roots=None):
@@ -429,7 +433,8 @@ def tree_differences(a, b, rtol=1e-9, compare_counts=True):
     diffs = []
     # absolute tolerances on the root's scale: a leaf's impurity of 1e-12 next to a root variance of 1e4 is rounding,
     # and so is a variance of 1e-32 for targets near 1 (a few eps times the squared values)
-    largest_value = max(1.0, np.abs(a.value).max(), np.sqrt(abs(a.impurity[0])))
+    value_a, value_b = flat_values(a), flat_values(b)          # a grown table or an estimator's (nodes, outputs, classes)
+    largest_value = max(1.0, np.abs(value_a).max(), np.sqrt(abs(a.impurity[0])))
     impurity_scale = rtol * max(abs(a.impurity[0]), abs(b.impurity[0])) + 16 * np.finfo(float).eps * largest_value ** 2
     close = lambda u, v, atol: np.isclose(u, v, rtol=rtol, atol=atol).reshape(len(u), -1).all(axis=1)
     inner = ~a.is_leaf
@@ -441,8 +446,8 @@ def tree_differences(a, b, rtol=1e-9, compare_counts=True):
     rule = lambda tree, t: ((int(tree.feature[t]), float(tree.threshold[t])) if not tree.categorical[t] else
                             (int(tree.feature[t]), set(np.flatnonzero(tree.left_levels[t]).tolist())))
     checks = [("split", inner & ~same_rule, lambda t: rule(a, t), lambda t: rule(b, t)),
-              ("value", ~close(a.value, b.value, rtol * largest_value) if a.value.shape == b.value.shape
-                        else np.ones(a.node_count, bool), lambda t: a.value[t], lambda t: b.value[t]),
+              ("value", ~close(value_a, value_b, rtol * largest_value) if value_a.shape == value_b.shape
+                        else np.ones(a.node_count, bool), lambda t: value_a[t], lambda t: value_b[t]),
               ("impurity", ~close(a.impurity, b.impurity, impurity_scale), lambda t: a.impurity[t], lambda t: b.impurity[t]),
               ("weight", ~close(a.weighted_n_node_samples, b.weighted_n_node_samples, 0.0),
                lambda t: a.weighted_n_node_samples[t], lambda t: b.weighted_n_node_samples[t])]
@@ -479,11 +484,12 @@ def leaf_text(tree, t, class_names=None, decimals=2):
     "What node `t` predicts: the most probable class with the class proportions (when `class_names` are given), else its value; and its weight."
     weight = f"weight {round(float(tree.weighted_n_node_samples[t]), decimals):g}"
     if class_names is None:
-        v = tree.value[t]
+        v = flat_values(tree)[t]
         value = f"{v[0]:.{decimals}f}" if len(v) == 1 else "[" + ", ".join(f"{p:.{decimals}f}" for p in v) + "]"
         return f"value: {value}  {weight}"
-    proportions = ", ".join(f"{p:.{decimals}f}" for p in tree.value[t])
-    return f"class: {class_names[int(tree.value[t].argmax())]}  [{proportions}]  {weight}"
+    p = flat_values(tree)[t]
+    proportions = ", ".join(f"{q:.{decimals}f}" for q in p)
+    return f"class: {class_names[int(p.argmax())]}  [{proportions}]  {weight}"
 
 def tree_text(tree, feature_names=None, class_names=None, decimals=2, max_depth=None, level_names=None):
     "A `Tree` as indented rules, a line per split and per leaf; `level_names` maps a categorical feature to its levels' names."

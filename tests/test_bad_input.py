@@ -9,6 +9,7 @@ from sklearn.exceptions import NotFittedError
 
 from climbing_trees.impurity import play_tennis
 from climbing_trees.estimators import DecisionTreeClassifier, DecisionTreeRegressor
+from climbing_trees.boosting import GradientBoostingRegressor as GBR
 from climbing_trees.inference import export_text, plot_tree
 
 rng = np.random.default_rng(0)
@@ -78,7 +79,7 @@ BAD = [
     ("max_leaf_nodes 1", lambda: C(max_leaf_nodes=1).fit(X, y), ValueError, "max_leaf_nodes must be None (no limit) or an integer >= 2"),
     ("misspelled class_weight", lambda: C(class_weight="balance").fit(X, y), ValueError, "class_weight must be"),
     ("negative class weight", lambda: C(class_weight={0: -1.0, 1: 1.0}).fit(X, y), ValueError, "non-negative weight"),
-    ("class_weight for several outputs", lambda: C(class_weight=[{0: 1.0}]).fit(X, y), ValueError, "multi-output"),
+    ("class_weight for several outputs", lambda: C(class_weight=[{0: 1.0}]).fit(X, y), ValueError, "one dict per output, but y has one column"),
     ("class_weight on a regressor", lambda: R(class_weight="balanced"), TypeError, "class_weight"),
     ("negative y for poisson", lambda: R(criterion="poisson").fit(X, y_real), ValueError, "negative"),
     ("sparse X with categorical names", lambda: C(categorical_features=["a"]).fit(sparse.csr_matrix(X), y), ValueError, "no column names"),
@@ -92,8 +93,8 @@ BAD = [
     ("classification criterion on a regressor", lambda: R(criterion="gini").fit(X, y_real), ValueError, "a criterion of DecisionTreeClassifier"),
     ("continuous y for a classifier", lambda: C().fit(X, y_real), ValueError, "Unknown label type: continuous"),
     ("text y for a regressor", lambda: R().fit(X, np.array(["a", "b"] * 10)), ValueError, "could not convert"),
-    ("2-column y", lambda: C().fit(X, np.column_stack([y, y])), ValueError, "multi-output trees are not supported yet"),
-    ("2-column y (regressor)", lambda: R().fit(X, np.column_stack([y_real, y_real])), ValueError, "one tree per column"),
+    ("2-column y with surrogates", lambda: C(missing="surrogate").fit(X, np.column_stack([y, y])), ValueError, "fit one model per column"),
+    ("2-column y for boosting", lambda: GBR().fit(X, np.column_stack([y_real, y_real])), ValueError, "fits one target"),
     ("y is None", lambda: C().fit(X, None), ValueError, "requires y"),
     ("negative ccp_alpha", lambda: C(ccp_alpha=-0.01).fit(X, y), ValueError, "ccp_alpha must be a finite number >= 0"),
     ("infinite ccp_alpha", lambda: R(ccp_alpha=np.inf).fit(X, y_real), ValueError, "ccp_alpha"),

@@ -110,7 +110,7 @@ def test_opposite_constraint_gives_one_leaf_at_the_mean():
     X = np.linspace(-2, 2, 10).reshape(-1, 1)
     for sign, y in ((-1, X.ravel()), (1, -X.ravel())):
         model = DecisionTreeRegressor(monotonic_cst=[sign]).fit(X, y)
-        assert model.tree_.node_count == 1 and model.tree_.value[0, 0] == 0.0
+        assert model.tree_.node_count == 1 and model.tree_.value[0, 0, 0] == 0.0
 
 
 @pytest.mark.parametrize("make, cst, message", [

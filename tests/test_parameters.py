@@ -251,14 +251,14 @@ def test_balanced_classes_carry_equal_weight():
     y = np.r_[np.zeros(500, int), np.ones(50, int), np.full(19, 2)]
     X = np.random.default_rng(2).random((len(y), 4))
     clf = C(class_weight="balanced", max_depth=1).fit(X, y)
-    np.testing.assert_allclose(clf.tree_.value[0], [1 / 3] * 3)
+    np.testing.assert_allclose(clf.tree_.value[0, 0], [1 / 3] * 3)
     np.testing.assert_allclose(clf.tree_.weighted_n_node_samples[0], len(y))
 
 
 def test_a_class_weight_of_zero_leaves_the_class_out_of_the_impurity():
     clf = C(class_weight={0: 0.0, 1: 1.0}, max_depth=2).fit(X_BC, Y_BC)
     np.testing.assert_array_equal(clf.classes_, [0, 1])
-    np.testing.assert_allclose(clf.tree_.value[:, 0], 0.0)
+    np.testing.assert_allclose(clf.tree_.value[:, 0, 0], 0.0)
     assert clf.get_n_leaves() == 1                                 # one class left: pure
 
 
@@ -350,12 +350,13 @@ def test_sparse_nan_is_a_missing_value():
         C(missing="error").fit(sparse.csr_matrix(dense), y)
 
 
-# -- one output only
+# -- several outputs (tests/test_multi_output.py compares them with scikit-learn's)
 @pytest.mark.parametrize("estimator, y", [(C, np.column_stack([Y_BC, 1 - Y_BC])), (R, np.column_stack([Y_BC, Y_BC]).astype(float)),
                                           (C, pd.DataFrame({"a": Y_BC, "b": Y_BC}))])
-def test_multi_output_targets_are_refused_clearly(estimator, y):
-    with pytest.raises(ValueError, match="multi-output trees are not supported yet"):
-        estimator().fit(X_BC, y)
+def test_a_target_of_several_columns_grows_one_tree_for_all(estimator, y):
+    fitted = estimator(max_depth=3).fit(X_BC, y)
+    assert fitted.n_outputs_ == 2 and fitted.predict(X_BC).shape == (len(X_BC), 2)
+    assert fitted.tree_.value.shape[:2] == (fitted.tree_.node_count, 2)
 
 
 @pytest.mark.parametrize("estimator, y", [(C, Y_BC), (R, Y_BC.astype(float))])

@@ -82,7 +82,7 @@ def test_a_surrogate_tree_is_explained_along_its_majority_sides():
     assert ours.tree_.surrogates is not None
     e, phi = explain(ours, X_new)
     without_surrogates = Tree(**{f.name: getattr(ours.tree_, f.name) for f in fields(Tree) if f.name != "surrogates"})
-    along_default = without_surrogates.value[apply_tree(without_surrogates, X_new)]
+    along_default = without_surrogates.value[apply_tree(without_surrogates, X_new), 0]
     np.testing.assert_allclose(e + phi.sum(axis=1), along_default, rtol=0, atol=ADD_UP)
     complete = ~np.isnan(X_new).any(axis=1)          # rows without holes: the tree's own predictions
     np.testing.assert_allclose((e + phi.sum(axis=1))[complete], ours.predict_proba(X_new[complete]), rtol=0, atol=ADD_UP)

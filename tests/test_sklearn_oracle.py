@@ -108,7 +108,7 @@ def assert_same_tree(ours, theirs, X_new, min_leaves=4, ties_allowed=False):
     np.testing.assert_array_equal(mine.threshold[internal], sk.threshold[order][internal])      # bit for bit
     np.testing.assert_array_equal(mine.n_node_samples, sk.n_node_samples[order])
     np.testing.assert_allclose(mine.weighted_n_node_samples, sk.weighted_n_node_samples[order], rtol=1e-12)
-    np.testing.assert_allclose(mine.value, sk.value[order, 0, :], rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(mine.value, sk.value[order], rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(mine.impurity, sk.impurity[order], rtol=1e-9, atol=1e-12 * max(1.0, sk.impurity[0]))
 
     np.testing.assert_array_equal(ours.apply(X_new), number[theirs.apply(X_new)])

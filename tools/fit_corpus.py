@@ -20,6 +20,7 @@ import sklearn
 from sklearn import datasets
 from sklearn.base import clone, is_classifier
 
+from climbing_trees.tree import flat_values
 from climbing_trees.estimators import ALGORITHMS, DecisionTreeClassifier as DTC, DecisionTreeRegressor as DTR
 from climbing_trees.forests import (ExtraTreesClassifier as ETC, ExtraTreesRegressor as ETR, RandomForestClassifier as RFC,
                                     RandomForestRegressor as RFR)
@@ -167,7 +168,8 @@ def all_fits():
 
 # -- a fit's arrays, digest and facts
 def tree_arrays(tree):
-    arrays = {k: getattr(tree, k) for k in TREE_ARRAYS}
+    arrays = {k: flat_values(tree) if k == "value" else getattr(tree, k) for k in TREE_ARRAYS}   # value: the grown table,
+                                                                      # whatever the estimator's view of it (nodes, outputs, classes)
     if tree.surrogates is not None: arrays |= {f"surrogates.{k}": getattr(tree.surrogates, k) for k in SURROGATE_ARRAYS}
     return arrays
 
