@@ -30,8 +30,8 @@ class Criterion:
     def stats(self, y, sample_weight):
         "Per-sample sufficient statistics, shape (N, n_stats); a node's statistics are their sum."
         raise NotImplementedError
-    def stat_rows(self, y, sample_weight, overwrite_y=False):
-        "The columns of `stats` one at a time, each an array of N: a caller that sums each and keeps few of them need not hold all (a criterion may make them so that it holds less, too, and write over `y` if `overwrite_y`: floats the caller made for this call)."
+    def stat_rows(self, y, sample_weight, overwrite_y=False, centred=False):
+        "The columns of `stats` one at a time, each an array of N: a caller that sums each and keeps few of them need not hold all (a criterion may make them so that it holds less, too, and write over `y` if `overwrite_y`: floats the caller made for this call). `centred`: the caller centred `y` itself, node by node (chapter 8), and a shift-invariant criterion adds no shift of its own."
         yield from self.stats(y, sample_weight).T
     def weight(self, S):
         "Total weight of the samples summarised by statistics `S` (any leading axes)."
@@ -147,11 +147,11 @@ class SquaredError(Criterion):
         S = np.empty((len(y), 3))
         for k, row in enumerate(self.stat_rows(y, sample_weight)): S[:, k] = row
         return S
-    def stat_rows(self, y, sample_weight, overwrite_y=False):
-        "$w$, $w u$, $w u^2$, one array of N at a time; sets `shift` and `scale` for this node, which `value` and `impurity` use to return real units. Besides the weights it holds two arrays of N at most: $w u^2$ is written over $u$, and $u$ over `y` if `overwrite_y` (floats the caller made for this call)."
+    def stat_rows(self, y, sample_weight, overwrite_y=False, centred=False):
+        "$w$, $w u$, $w u^2$, one array of N at a time; sets `shift` and `scale` for this node, which `value` and `impurity` use to return real units (no shift if `centred`: `y` is already centred, each node on its own). Besides the weights it holds two arrays of N at most: $w u^2$ is written over $u$, and $u$ over `y` if `overwrite_y` (floats the caller made for this call)."
         y, w = np.asarray(y, dtype=float), np.asarray(sample_weight, dtype=float)
         total = w.sum()
-        self.shift = float((w * y).sum() / total) if total > 0 else 0.0   # not np.dot: BLAS would start threads
+        self.shift = float((w * y).sum() / total) if total > 0 and not centred else 0.0   # not np.dot: BLAS would start threads
         u = np.subtract(y, self.shift, out=y if overwrite_y else None)
         del y
         if not (w > 0).all(): u[w <= 0] = 0.0                # a weightless sample contributes 0, even an extreme one

@@ -220,7 +220,7 @@ def _node_summaries(g, orders, counts, starts=None):
         if g.sorted and g.stats is None: g.stats = np.empty((len(kept), g.n_samples))   # by row: one array for the fit,
         w_f = g.w[:orders.shape[1]] if g.unit_weights else g.w.take(orders[0])   # its frontier's rows written at each depth
         centre, scale, u = node_centres(g.y.take(orders[0]), None if g.unit_weights else w_f, counts, starts, g.positive is None)
-        rows = g.crit.stat_rows(u, w_f, overwrite_y=True)                # one statistic at a time, over u: two arrays of n
+        rows = g.crit.stat_rows(u, w_f, overwrite_y=True, centred=True)  # one statistic at a time, over u: two arrays of n
         del u, w_f                                                       # at most, not the (n, 3) of `stats` beside u
         sums, position_stats = [], []
         for k, row in enumerate(rows):                                   # unit weights: each node's weight is its count

@@ -373,3 +373,16 @@ def test_a_sparse_y_is_both_errors_scikit_learn_raises():
     from scipy.sparse import csr_matrix
     with pytest.raises(TypeError, match="sparse multilabel-indicator"):
         DecisionTreeClassifier().fit([[1, 2, 3]], csr_matrix([[4, 5, 6]]))
+
+
+def test_a_tree_of_a_forest_without_bootstrap_is_the_tree_grown_alone_bit_for_bit():
+    "Grown in a batch of trees or alone, a tree's values are the same numbers: each node is centred on its own mean, with no shift shared by the batch's frontier (scikit-learn's test_estimators_samples compares them with atol=0)."
+    from sklearn.base import clone
+    from sklearn.datasets import make_hastie_10_2
+    X, y = make_hastie_10_2(n_samples=200, random_state=1)
+    for forest in (RandomForestRegressor, ExtraTreesRegressor):
+        fitted = forest(n_estimators=10, max_features=0.5, random_state=1, bootstrap=False).fit(X, y)
+        for tree, rows in zip(fitted.estimators_, fitted.estimators_samples_):
+            alone = clone(tree).fit(X[rows], y[rows])
+            np.testing.assert_array_equal(alone.tree_.value, tree.tree_.value)
+            np.testing.assert_array_equal(alone.tree_.impurity, tree.tree_.impurity)
