@@ -220,6 +220,10 @@ class EstimatorTree(Tree):
         value = self.value[self.apply(X)]
         return value[:, 0] if self.n_outputs == 1 else value
 
+    def compute_node_depths(self):
+        "Each node's depth counted from 1 at the root, as scikit-learn's `tree_.compute_node_depths` (int64)."
+        return (self.node_depth + 1).astype(np.int64)
+
     def compute_feature_importances(self, normalize=True):
         "Each feature's total weighted impurity decrease, summing to 1 unless `normalize=False`: scikit-learn's name for chapter 11's `feature_importances`."
         return feature_importances(self, self.n_features, normalize)

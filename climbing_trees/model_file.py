@@ -24,7 +24,7 @@ __all__ = ['FORMAT', 'FORMAT_VERSION', 'MODELS', 'ESTIMATORS', 'OBJECTS', 'ARRAY
            'encode_arrays', 'decode_arrays', 'check_tree', 'check_surrogates', 'to_json', 'from_json', 'save', 'load']
 
 # %% ../nbs/18_model_files.ipynb #1007f289
-FORMAT, FORMAT_VERSION = "climbing-trees-model", 1
+FORMAT, FORMAT_VERSION = "climbing-trees-model", 2   # 2: an estimator's tree_.value in scikit-learn's layout (nodes, outputs, classes)
 try: LIBRARY_VERSION = version("climbing_trees")   # the installed package's, read without importing the package itself
 except PackageNotFoundError: LIBRARY_VERSION = "unknown (climbing_trees is not installed)"
 
@@ -256,6 +256,10 @@ def check_tree(tree, path="tree"):
     feature = tree.feature[~leaf]
     if len(feature) and (feature.min() < 0 or n_features is not None and feature.max() >= n_features):
         raise _corrupted(path, f"a split on feature {int(feature.max() if feature.min() >= 0 else feature.min())} of {n_features}")
+    n_outputs = getattr(tree, "n_outputs", None)                    # an estimator's tree_: scikit-learn's (nodes, outputs, classes)
+    if n_outputs is not None and (tree.value.ndim != 3 or tree.value.shape[1] != n_outputs):
+        raise _corrupted(f"{path}.value", f"an estimator's tree of {n_outputs} output(s) stores value as (nodes, {n_outputs}, classes), "
+                                          f"the file gives {tree.value.shape}")
     if tree.surrogates is not None and len(tree.surrogates.start) != n + 1:
         raise _corrupted(f"{path}.surrogates", f"surrogate tables for {len(tree.surrogates.start) - 1} nodes in a tree of {n}")
 

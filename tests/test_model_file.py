@@ -382,3 +382,12 @@ def test_numbers_survive_exactly():
                     ("tuple", 1): frozenset({"b", "a"}), "text": np.array(["é", "ü"]), "none": None}
     loaded = from_json(to_json(model))
     same(model, loaded)
+
+
+def test_a_value_in_the_old_layout_is_refused():
+    "Format version 1 stored an estimator's value as (nodes, classes); a file that does so under version 2 is refused, not misread."
+    doc = document("tree-gini")
+    value = tree_arrays(doc)[0]["value"]["$array"]
+    value["shape"] = [value["shape"][0], value["shape"][2]]               # the same bytes, (nodes, classes)
+    with pytest.raises(ModelFileError, match=r"value: an estimator's tree of 1 output\(s\) stores value as \(nodes, 1, classes\)"):
+        from_json(write(doc))

@@ -216,6 +216,9 @@ def test_the_tree_answers_sklearns_tree_queries():
     np.testing.assert_array_equal(mine.apply(X_new), ours.apply(X_new))
     np.testing.assert_array_equal(mine.decision_path(X_new).toarray(), sk.decision_path(X32).toarray())
     np.testing.assert_allclose(mine.predict(X_new), sk.predict(X32), rtol=1e-9)
+    np.testing.assert_array_equal(mine.compute_node_depths(), sk.compute_node_depths())             # both in pre-order here
+    np.testing.assert_array_equal(mine.missing_go_to_left[~mine.is_leaf], sk.missing_go_to_left[sk.children_left != -1])
+    assert mine.value.shape == sk.value.shape and mine.missing_go_to_left.dtype == sk.missing_go_to_left.dtype
     reg = DecisionTreeRegressor(max_depth=3).fit(X, y.astype(float))
     sk_reg = sktree.DecisionTreeRegressor(max_depth=3).fit(X, y.astype(float))
     assert (reg.tree_.n_outputs, list(reg.tree_.n_classes), reg.tree_.max_n_classes) == (1, list(sk_reg.tree_.n_classes), 1)
