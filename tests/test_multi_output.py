@@ -167,3 +167,14 @@ def test_shap_refuses_a_classifier_of_several_outputs():
     with pytest.raises(ValueError, match="one classifier per output"): DecisionTreeClassifier(max_depth=2).fit(X, y).to_shap()
     tree = DecisionTreeRegressor(max_depth=2).fit(X, y.astype(float))
     assert tree.to_shap()["trees"][0]["values"].shape == (tree.tree_.node_count, 3)
+
+
+def test_sklearns_export_graphviz_reads_our_trees_as_its_own():
+    "scikit-learn's own `export_graphviz` reads `tree_` (value (nodes, outputs, classes) included) and writes the same DOT text for our tree as for its identical tree: one output and several."
+    X, y, _, _ = problem("gini", 0, False, 0.0)
+    for ours, theirs in [(DecisionTreeClassifier(max_depth=3), sktree.DecisionTreeClassifier(max_depth=3, random_state=0)),
+                         (DecisionTreeRegressor(max_depth=2), sktree.DecisionTreeRegressor(max_depth=2, random_state=0))]:
+        for target in (y[:, 0], y[:, :2]):
+            target = target if isinstance(ours, DecisionTreeClassifier) else target.astype(float)
+            ours.fit(X, target); theirs.fit(X, target)
+            assert sktree.export_graphviz(ours, filled=True) == sktree.export_graphviz(theirs, filled=True)
