@@ -321,7 +321,8 @@ def _described(obj, feature_names=None, class_names=None):
         raise TypeError(f"expected a climbing_trees Tree or a fitted estimator whose tree_ is one, got {type(tree).__name__}")
     if getattr(tree, "n_outputs", 1) > 1:
         raise ValueError(f"this tree predicts {tree.n_outputs} outputs, and the views of this chapter show one value (or one set of class "
-                         "proportions) per node: fit one tree per output to draw it, or read tree_.value (nodes, outputs, classes)")
+                         "proportions) per node: draw it with scikit-learn's sklearn.tree.export_graphviz, which reads these trees as its own, "
+                         "fit one tree per output, or read tree_.value (nodes, outputs, classes)")
     asked = tree.feature if tree.surrogates is None else np.concatenate([tree.feature, tree.surrogates.feature])
     used = int(asked.max()) + 1                               # one more than the largest feature a split (or surrogate) asks about
     n_features = getattr(obj, "n_features_in_", None)

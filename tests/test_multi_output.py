@@ -178,3 +178,9 @@ def test_sklearns_export_graphviz_reads_our_trees_as_its_own():
             target = target if isinstance(ours, DecisionTreeClassifier) else target.astype(float)
             ours.fit(X, target); theirs.fit(X, target)
             assert sktree.export_graphviz(ours, filled=True) == sktree.export_graphviz(theirs, filled=True)
+
+
+def test_the_books_views_refuse_several_outputs_and_name_the_way():
+    from climbing_trees import export_text
+    X, y, _, _ = problem("squared_error", 0, False, 0.0)
+    with pytest.raises(ValueError, match="sklearn.tree.export_graphviz"): export_text(DecisionTreeRegressor(max_depth=2).fit(X, y))
