@@ -20,6 +20,7 @@ import sklearn
 from sklearn import tree as sktree
 
 from climbing_trees import DecisionTreeClassifier, DecisionTreeRegressor
+from small_floor import best_of                                      # the same interleaved best-of as the floor
 
 
 def data(n, d, k, seed=0):
@@ -28,15 +29,6 @@ def data(n, d, k, seed=0):
     X = rng.random((n, d))
     Y = np.column_stack([np.sin(3 * X[:, j]) + X[:, j + 1] + 0.1 * rng.normal(size=n) for j in range(k)])
     return X, Y, (Y > np.median(Y, axis=0)).astype(int)
-
-
-def best_seconds(fits, repeats):
-    "Best seconds of each fit, the fits alternating in every round."
-    best = [np.inf] * len(fits)
-    for _ in range(repeats):
-        for i, fit in enumerate(fits):
-            start = time.perf_counter(); fit(); best[i] = min(best[i], time.perf_counter() - start)
-    return best
 
 
 def main():
@@ -50,7 +42,7 @@ def main():
         for task, ours, theirs, y in (("regression", DecisionTreeRegressor, sktree.DecisionTreeRegressor, Y),
                                       ("classification", DecisionTreeClassifier, sktree.DecisionTreeClassifier, Y_classes),
                                       ("regression, the first output alone", DecisionTreeRegressor, sktree.DecisionTreeRegressor, Y[:, 0])):
-            mine, sk = best_seconds([lambda: ours().fit(X, y), lambda: theirs(random_state=0).fit(X, y)], repeats)
+            mine, sk = best_of([lambda: ours().fit(X, y), lambda: theirs(random_state=0).fit(X, y)], repeats)
             outputs = 1 if y.ndim == 1 else y.shape[1]
             print(f"{f'{n:,} x {d}, {outputs} output(s), {task}':62s} {sk:8.3f} {mine:8.3f} {mine / sk:6.2f}")
 
