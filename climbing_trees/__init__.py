@@ -7,11 +7,12 @@ __version__ = "0.1.0"
 __all__ = ['DecisionTreeClassifier', 'DecisionTreeRegressor', 'export_text', 'plot_tree', 'export_graphviz', 'cv_alpha_table',
            'one_standard_error_alpha', 'RandomForestClassifier', 'RandomForestRegressor', 'ExtraTreesClassifier',
            'ExtraTreesRegressor', 'GradientBoostingClassifier', 'GradientBoostingRegressor', 'save', 'load', 'to_json',
-           'from_json', 'DataWarning']
+           'from_json', 'DataWarning', 'shap_values', 'partial_dependence']
 
 # %% ../nbs/index.ipynb #e3feac4b
 # the public API: the trees (chapter 14), the functions that read a fitted tree (chapter 11), choosing the pruning
-# level (chapter 15), forests, gradient boosting, model files (chapter 18), and the warning a doubtful table raises (chapter 6)
+# level (chapter 15), forests, gradient boosting, model files (chapter 18), the warning a doubtful table raises
+# (chapter 6), and explanations: Shapley values and partial dependence (chapter 19)
 from .categorical import DataWarning
 from .estimators import DecisionTreeClassifier, DecisionTreeRegressor
 from .inference import export_text, plot_tree, export_graphviz
@@ -19,8 +20,10 @@ from .selection import cv_alpha_table, one_standard_error_alpha
 from .forests import RandomForestClassifier, RandomForestRegressor, ExtraTreesClassifier, ExtraTreesRegressor
 from .boosting import GradientBoostingClassifier, GradientBoostingRegressor
 from .model_file import save, load, to_json, from_json
+from .explain import shap_values, partial_dependence
 
 _all_ = ["DecisionTreeClassifier", "DecisionTreeRegressor", "export_text", "plot_tree", "export_graphviz",
          "cv_alpha_table", "one_standard_error_alpha",
          "RandomForestClassifier", "RandomForestRegressor", "ExtraTreesClassifier", "ExtraTreesRegressor",
-         "GradientBoostingClassifier", "GradientBoostingRegressor", "save", "load", "to_json", "from_json", "DataWarning"]
+         "GradientBoostingClassifier", "GradientBoostingRegressor", "save", "load", "to_json", "from_json", "DataWarning",
+         "shap_values", "partial_dependence"]

@@ -50,3 +50,15 @@ def test_check_counts_say_every_family_checks_once_per_fit():
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
     verdicts = [line for line in run.stdout.splitlines() if " vs " in line and ": " in line]
     assert len(verdicts) == 3 and all("OK, no checking function is called more often" in line for line in verdicts), run.stdout[-3000:]
+
+
+def test_explain_quick_prints_every_case():
+    "benchmarks/explain.py times our Shapley values beside shap's TreeExplainer on scikit-learn's models and prints each ratio."
+    run = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "explain.py"), "--quick"], cwd=ROOT, capture_output=True,
+                         text=True, timeout=300)
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    rows = [line for line in run.stdout.splitlines() if line.startswith(("random forest", "the same", "gradient boosting"))]
+    assert len(rows) == 4, run.stdout
+    for row in rows:
+        ratio, additivity = float(row.split()[-6]), float(row.split()[-1])
+        assert ratio > 0 and additivity < 1e-9, row
