@@ -123,7 +123,7 @@ def tree_structure(tree, feature=None):
     return dict(parent=parent, is_left=is_left, previous=previous, levels=levels, z=z,
                 Q=Q, t=t, weights=weights, edge_feature=edge_feature)
 
-# %% ../nbs/19_explaining.ipynb #explain-023
+# %% ../nbs/19_explaining.ipynb #explain-025
 def quadrature_tables(s):
     "Ratio and term tables (T, 3, Q) by code = o before + o now: (0,0), (1,0), (1,1)."
     z, t, T = s["z"], s["t"], len(s["parent"])
@@ -140,7 +140,7 @@ def quadrature_tables(s):
     ratio[0], term[0] = 0, 0                             # no edge into the root
     return ratio, term
 
-# %% ../nbs/19_explaining.ipynb #explain-025
+# %% ../nbs/19_explaining.ipynb #explain-028
 def level_order(tree):
     "Nodes renumbered depth by depth, a split's two children side by side."
     left, right = tree.children_left, tree.children_right
@@ -172,7 +172,7 @@ def explainer_tables(tree, feature=None, n_features=None, layout=None):
                 term=term[order].reshape(3 * T, Q),
                 leaf_value=np.where(leaf[:, None], values, 0.0)[order])
 
-# %% ../nbs/19_explaining.ipynb #explain-027
+# %% ../nbs/19_explaining.ipynb #explain-031
 def edge_codes(s, left):
     "(T, N) in level order: the row of the tables that each edge reads for each row."
     T, N = left.shape
@@ -182,7 +182,7 @@ def edge_codes(s, left):
     code = on[previous].view(np.int8) + on[:T].view(np.int8)
     return (3 * np.arange(T))[:, None] + code[s["order"]]
 
-# %% ../nbs/19_explaining.ipynb #explain-029
+# %% ../nbs/19_explaining.ipynb #explain-035
 def shap_block(s, index, buffers):
     "Shapley values (F, N, C) of a block of rows: down for P, up for S, then the terms."
     (T, N), Q, starts, C = index.shape, s["Q"], s["starts"], s["leaf_value"].shape[1]
@@ -203,7 +203,7 @@ def shap_block(s, index, buffers):
     else: edge = np.einsum("tnq,tnqc->tnc", R, S)
     return (s["onehot"] @ edge.reshape(T, -1)).reshape(-1, N, C)
 
-# %% ../nbs/19_explaining.ipynb #explain-031
+# %% ../nbs/19_explaining.ipynb #explain-037
 BLOCK_ELEMENTS = 1 << 17   # (node, row, point) numbers a block: 1 MB arrays, in cache
 ROUTE_ROWS = 4096          # rows routed at a time: (T, N) codes
 
@@ -240,7 +240,7 @@ def tree_shap(tree, X, n_features=None):
                 phi[start + rows[b:b + block]] = part.transpose(1, 0, 2)
     return phi
 
-# %% ../nbs/19_explaining.ipynb #explain-035
+# %% ../nbs/19_explaining.ipynb #explain-041
 class ShapleyValues(NamedTuple):
     "What `shap_values` returns: `expected_value` + `values.sum(axis=1)` = the output."
     values: np.ndarray      # (N, D), (N, D, K), (N, D, outputs) or (N, D, outputs, K)
@@ -290,7 +290,7 @@ def _shaped(model, a):
     a = a.reshape(a.shape[:-1] + tuple(c for c in columns if c != 1))
     return float(a) if a.ndim == 0 else a
 
-# %% ../nbs/19_explaining.ipynb #explain-036
+# %% ../nbs/19_explaining.ipynb #explain-042
 def _raw(model, X):
     "The raw output on rows already coded as `predict` codes them."
     total, constant = _summed(model, lambda tree: flat_values(tree)[apply(tree, X)])
@@ -300,7 +300,7 @@ def raw_output(model, X):
     "What Shapley values add up to: probabilities, regression values, a raw score."
     return _raw(model, _fitted(model)._validate_X_predict(X))
 
-# %% ../nbs/19_explaining.ipynb #explain-037
+# %% ../nbs/19_explaining.ipynb #explain-043
 def shap_values(model, X):
     "Exact path-dependent Shapley values of a fitted tree, forest or boosting model."
     X = _fitted(model)._validate_X_predict(X)
@@ -309,7 +309,7 @@ def shap_values(model, X):
     expected, constant = _summed(model, expected_value)
     return ShapleyValues(_shaped(model, phi), _shaped(model, expected + constant))
 
-# %% ../nbs/19_explaining.ipynb #explain-053
+# %% ../nbs/19_explaining.ipynb #explain-059
 def _feature_index(model, feature):
     "A column's number, from its number or its name."
     names = list(getattr(model, "feature_names_in_", []))
