@@ -285,6 +285,7 @@ def test_bad_input_says_what_to_do():
     model = DecisionTreeRegressor(max_depth=3).fit(X, y)
     with pytest.raises(ValueError, match="6 features"): shap_values(model, X[:, :4])
     with pytest.raises(TypeError, match="fitted climbing_trees model"): shap_values(object(), X)
+    with pytest.raises(TypeError, match="shap.TreeExplainer"): shap_values(sk_tree.DecisionTreeRegressor().fit(X, y), X)
     with pytest.raises(ValueError, match="no feature named"): partial_dependence(model, X, "size")
     with pytest.raises(ValueError, match="out of range"): partial_dependence(model, X, 9)
     with pytest.raises(ValueError, match="too many"): brute_force_shap(model.tree_, np.zeros(13))
