@@ -249,8 +249,9 @@ class ShapleyValues(NamedTuple):
 def _fitted(model):
     "`model` if it is a fitted tree, forest or boosting model, else a clear error."
     if not type(model).__module__.startswith("climbing_trees"):
-        raise TypeError(f"expected a fitted climbing_trees model, got {type(model).__name__}"
-                        " (for scikit-learn's own models use shap.TreeExplainer)")
+        raise TypeError("expected a fitted climbing_trees model, got "
+                        f"{type(model).__name__} (for scikit-learn's own models use "
+                        "shap.TreeExplainer)")
     try: check_is_fitted(model)
     except Exception as error:
         raise ValueError(f"{type(model).__name__} is not fitted yet: call fit(X, y) "
