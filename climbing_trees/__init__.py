@@ -10,9 +10,8 @@ __all__ = ['DecisionTreeClassifier', 'DecisionTreeRegressor', 'export_text', 'pl
            'from_json', 'DataWarning', 'shap_values', 'partial_dependence']
 
 # %% ../nbs/index.ipynb #e3feac4b
-# the public API: the trees (chapter 14), the functions that read a fitted tree (chapter 11), choosing the pruning
-# level (chapter 15), forests, gradient boosting, model files (chapter 18), the warning a doubtful table raises
-# (chapter 6), and explanations: Shapley values and partial dependence (chapter 19)
+# the public API: the trees (chapter 14), what reads a fitted tree (11), choosing the pruning level (15), forests,
+# gradient boosting, model files (18), explanations (19), and the warning a doubtful table raises (6)
 from .categorical import DataWarning
 from .estimators import DecisionTreeClassifier, DecisionTreeRegressor
 from .inference import export_text, plot_tree, export_graphviz
