@@ -212,7 +212,8 @@ def expected_value(tree):
     leaf, w = tree.children_left == LEAF, tree.weighted_n_node_samples
     return (flat_values(tree)[leaf] * w[leaf, None]).sum(axis=0) / w[0]
 
-def tree_shap(tree, X, n_features=None):
+def tree_shap(tree, X, n_features=None, block_elements=BLOCK_ELEMENTS,
+              route_rows=ROUTE_ROWS):     # block sizes: the memory, not the values
     "Exact Shapley values (N, F, columns) of `tree` for the rows of `X` (coded)."
     X = np.asarray(X, dtype=float)
     N, F = len(X), X.shape[1] if n_features is None else n_features
@@ -220,8 +221,8 @@ def tree_shap(tree, X, n_features=None):
     if tree.children_left[0] == LEAF: return phi
     layout, tables = level_order(tree), {}
     T = tree.node_count
-    for start in range(0, N, ROUTE_ROWS):
-        left, decider = split_sides(tree, X[start:start + ROUTE_ROWS])
+    for start in range(0, N, route_rows):
+        left, decider = split_sides(tree, X[start:start + route_rows])
         if tree.surrogates is None or not len(tree.surrogates.feature):
             patterns, group = decider[:, :1].T, np.zeros(len(left[0]), dtype=np.intp)
         else: patterns, group = np.unique(decider.T, axis=0, return_inverse=True)
@@ -233,7 +234,7 @@ def tree_shap(tree, X, n_features=None):
             one = len(patterns) == 1
             rows = np.arange(len(group)) if one else np.flatnonzero(group.ravel() == g)
             index = edge_codes(s, left if one else left[:, rows])
-            block = max(1, BLOCK_ELEMENTS // (T * s["Q"]))
+            block = max(1, block_elements // (T * s["Q"]))
             buffers = [np.empty(T * min(block, len(rows)) * s["Q"]) for _ in range(2)]
             for b in range(0, len(rows), block):
                 part = shap_block(s, index[:, b:b + block], buffers)

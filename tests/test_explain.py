@@ -240,13 +240,11 @@ def test_several_outputs_have_their_own_axis():
         np.testing.assert_allclose(total[:, k, K:], 0, rtol=0, atol=ADD_UP)
 
 
-def test_blocks_and_chunks_do_not_change_the_values(monkeypatch):
+def test_blocks_and_chunks_do_not_change_the_values():
     X, y, X_new = numeric_problem(4, n=500, d=8, holes=0.1)
     model = DecisionTreeRegressor(max_depth=9, random_state=0).fit(X, y)
     phi = tree_shap(model.tree_, X_new)
-    monkeypatch.setattr(explain, "BLOCK_ELEMENTS", 1)
-    monkeypatch.setattr(explain, "ROUTE_ROWS", 7)
-    assert np.abs(phi - tree_shap(model.tree_, X_new)).max() < 1e-12
+    assert np.abs(phi - tree_shap(model.tree_, X_new, block_elements=1, route_rows=7)).max() < 1e-12
     assert explainer_tables(model.tree_)["ratio"].shape == (3 * model.tree_.node_count, tree_structure(model.tree_)["Q"])
 
 
