@@ -276,6 +276,16 @@ def test_partial_dependence_of_a_classifier_has_a_column_per_class():
 
 
 # -- bad input
+def test_a_categorical_column_is_drawn_at_every_level_whichever_tree_splits_it():
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"u": rng.random(400), "c": pd.Categorical(rng.choice([f"L{i}" for i in range(30)], 400))})
+    y = 3 * X["u"] + X["c"].cat.codes % 3 + 0.1 * rng.normal(size=400)
+    forest = RandomForestRegressor(5, max_depth=1, max_features=1, random_state=1).fit(X, y)
+    assert not (forest.estimators_[0].tree_.feature == 1).any()      # the first tree does not split on c
+    grid, _ = partial_dependence(forest, X, "c")
+    np.testing.assert_array_equal(grid, np.arange(30))                  # every level's code, not 20 quantiles
+
+
 def test_bad_input_says_what_to_do():
     X, y, X_new = numeric_problem(0)
     with pytest.raises(ValueError, match="not fitted yet: call fit"): shap_values(DecisionTreeRegressor(), X)
