@@ -10,7 +10,7 @@ __all__ = ['DecisionTreeClassifier', 'DecisionTreeRegressor', 'export_text', 'pl
            'from_json', 'DataWarning', 'shap_values', 'partial_dependence']
 
 # %% ../nbs/index.ipynb #e3feac4b
-# the public API: the trees (chapter 14), what reads a fitted tree (11), choosing the pruning level (15), forests,
+# the public API: the trees (chapter 15), what reads a fitted tree (11), choosing the pruning level (15), forests,
 # gradient boosting, model files (18), explanations (19), and the warning a doubtful table raises (6)
 from .categorical import DataWarning
 from .estimators import DecisionTreeClassifier, DecisionTreeRegressor

@@ -443,7 +443,7 @@ def median_split_curve(x, y, sample_weight, criterion="absolute_error", n_classe
     return thresholds, (left[on_left + cuts - 1] + right[on_right + k - cuts - 1]) / W, node
 
 def median_column_split(x, y, sample_weight, criterion="absolute_error", n_classes=None, min_samples_leaf=1, min_weight_leaf=0.0):
-    "Best `Split` of one column for absolute error by the median sweep: $O(N \\log N)$, the same split as the naive search (with missing values, its two passes too); a 2-D `y` (several outputs, chapter 14): the mean of its columns' curves, which share their cuts."
+    "Best `Split` of one column for absolute error by the median sweep: $O(N \\log N)$, the same split as the naive search (with missing values, its two passes too); a 2-D `y` (several outputs, chapter 15): the mean of its columns' curves, which share their cuts."
     def curve(missing_left):
         curves = [median_split_curve(x, y_o, sample_weight, criterion, n_classes, min_samples_leaf, min_weight_leaf, missing_left)
                   for y_o in (np.asarray(y).T if np.ndim(y) == 2 else [y])]

@@ -1,7 +1,7 @@
-"""Chapter 14's estimators as scikit-learn sees them: its whole `check_estimator` suite, and the
+"""Chapter 15's estimators as scikit-learn sees them: its whole `check_estimator` suite, and the
 tools that rely on the conventions (Pipeline, GridSearchCV, cross_val_score, clone, pickle);
 then data frames with categorical columns, the choice of algorithm, the fitted `Tree` that every
-grower writes, and pruning with chapter 12's `prune`."""
+grower writes, and pruning with chapter 13's `prune`."""
 import pickle
 
 import sys
@@ -290,7 +290,7 @@ def test_a_swapped_tree_is_used_everywhere():
 @pytest.mark.parametrize("make, X, y", [(lambda a: DecisionTreeClassifier(ccp_alpha=a), X_BC, Y_BC),
                                         (lambda a: DecisionTreeRegressor(min_samples_leaf=3, ccp_alpha=a), X_DIA, Y_DIA)])
 def test_ccp_alpha_prunes_with_prune(make, X, y):
-    "A positive ccp_alpha gives the tree that chapter 12's `prune` makes of the unpruned fit; the path is chapter 12's path."
+    "A positive ccp_alpha gives the tree that chapter 13's `prune` makes of the unpruned fit; the path is chapter 13's path."
     unpruned = make(0.0).fit(X, y)
     path = make(0.5).cost_complexity_pruning_path(X, y)
     expected = cost_complexity_path(unpruned.tree_)
@@ -318,7 +318,7 @@ def test_plot_tree_draws_every_node():
 
 
 def test_apply_reads_codes_like_the_estimator():
-    "The estimator's `apply` is chapter 11's `apply` on the encoder's codes, unseen levels (-1) included."
+    "The estimator's `apply` is chapter 12's `apply` on the encoder's codes, unseen levels (-1) included."
     X, y = categorical_frame(n=400, seed=5)
     clf = DecisionTreeClassifier(criterion="entropy", max_depth=6).fit(X, y)
     tree = clf.tree_

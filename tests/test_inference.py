@@ -1,4 +1,4 @@
-"""Chapter 11's walks against each other and against scikit-learn: `apply` (vectorized, few-row path, threads) equals the
+"""Chapter 12's walks against each other and against scikit-learn: `apply` (vectorized, few-row path, threads) equals the
 one-sample walk `apply_one` on random trees, and `decision_path` equals scikit-learn's node indicator."""
 import numpy as np
 import pytest

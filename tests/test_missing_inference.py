@@ -1,4 +1,4 @@
-"""Chapter 11's readers of a tree on rows with missing values: `apply_one`, `apply` (the heap, the general walk, the
+"""Chapter 12's readers of a tree on rows with missing values: `apply_one`, `apply` (the heap, the general walk, the
 categorical lookup, blocks, threads, the widened X of a tree without surrogates and the side road of one with them) and
 `decision_path` follow the routing rule of the missing-values design: the
 node's split if its feature is known (at a categorical node: the code is in one of its two level sets); else the
@@ -8,7 +8,7 @@ its sets; a numeric one may be reversed, `below_left` False); else `default_left
 Oracles: a plain per-row Python walk of that rule, written here from the rule and nothing else, on random hand-built
 trees (numeric and categorical splits and surrogates, NaN and unseen codes); scikit-learn 1.9's `apply` and
 `decision_path` on its trees grown with NaN (`missing_go_to_left` is our `default_left`); and the surrogate grower of
-chapter 13 when it is there."""
+chapter 14 when it is there."""
 from dataclasses import replace
 
 import numpy as np
@@ -210,9 +210,9 @@ def test_grown_tree_with_nan_routes_as_sklearn():
 
 
 def test_surrogate_grower_trees_follow_the_rule():
-    "Trees of chapter 13's rpart-style grower, with real surrogates: apply equals the per-row walk of the rule."
+    "Trees of chapter 14's rpart-style grower, with real surrogates: apply equals the per-row walk of the rule."
     missing = pytest.importorskip("climbing_trees.missing")
-    if not hasattr(missing, "grow_surrogate"): pytest.skip("chapter 13's grow_surrogate is not there yet")
+    if not hasattr(missing, "grow_surrogate"): pytest.skip("chapter 14's grow_surrogate is not there yet")
     rng = np.random.default_rng(3)
     Z = rng.random((600, 4))
     Z[:, 1] = .7 * Z[:, 0] + .3 * Z[:, 1]                                # correlated columns: surrogates exist

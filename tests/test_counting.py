@@ -1,0 +1,182 @@
+"""Chapter 11's counted search (climbing_trees.counting) against the sorted sweep, `frontier_column_splits`, at every depth of real growths.
+
+Each case grows a tree depth by depth with chapter 8's `Growth` (the plain tuning: every feature through
+`frontier_column_splits`) and, at every depth, compares per (feature, node): which pairs have a cut at all, i(s)
+(to 1e-9 relative), the cut (the code of the last left value against the value at the sweep's last left position)
+and, per node, the feature the grower's tie rule picks. Data: integer columns with few values (many ties), duplicated
+columns (ties between features), squared error with unit, positive, whole-number and zero weights, Gini and entropy,
+`min_samples_leaf` and `min_weight_leaf`. The subtraction of siblings is checked against the full count at each depth.
+"""
+import numpy as np
+import pytest
+
+from climbing_trees.frontier import frontier_column_splits, frontier_layout, node_centres, segment_starts
+from climbing_trees.growth import plan_growth
+from climbing_trees.levelwise import Growth, _take_columns
+from climbing_trees.naive import ties_with_best
+from climbing_trees.tree import TreeBuilder
+
+import climbing_trees.counting as proto
+
+
+def make_data(seed, criterion, weights, n=None, d=None):
+    "A small table of integer columns (2 to 12 values, one column a copy of another) and a target for `criterion`; sample weights of kind `weights` (None: unit)."
+    rng = np.random.default_rng(seed)
+    n, d = n or int(rng.integers(30, 300)), d or int(rng.integers(2, 6))
+    X = np.column_stack([rng.integers(0, rng.integers(2, 13), n) for _ in range(d)]).astype(float)
+    X = np.column_stack([X, X[:, 0]])                               # a copy: every cut of column 0 ties with it
+    if rng.random() < 0.5: X[:, 1] = X[:, 1] * 0.5 - 3              # values that are not codes
+    if criterion == "squared_error":
+        y = X[:, 0] + (X[:, 1] > 1) + rng.integers(0, 3, n) * 1.0 + (100.0 if rng.random() < 0.3 else 0.0)   # ties, an offset
+    else:
+        y = ((X[:, 0] + rng.integers(0, 3, n)) % 3).astype(int)
+    w = {None: None, "float": rng.uniform(0.1, 3.0, n), "whole": rng.integers(1, 4, n).astype(float),
+         "zeros": np.where(rng.random(n) < 0.2, 0.0, rng.uniform(0.5, 2.0, n))}[weights]
+    return X, y, w
+
+
+def depth_oracle(g, orders, counts, depth):
+    "The sorted sweep of every feature at one depth, as `_search_frontier` and `_sweep` call it: (frontier, the per-row statistics it reads, i(s) (D, F), last left position (D, F), the nodes' impurity in the frontier's units)."
+    starts = segment_starts(counts)
+    node_stats, _, impurity, weight, units, in_units, _ = g.summaries(orders, counts, starts)
+    searchable = g.rules.may_split(counts, depth, impurity)
+    frontier = frontier_layout(counts, node_stats, g.crit, searchable, g.rules.min_samples_leaf, g.rules.min_weight_leaf,
+                               g.children_rule, True, g.weights_are_one, in_units, weight, starts=starts)
+    stats = np.array(g.swept_stats(frontier), dtype=float)          # by row: a copy, the next depth overwrites them
+    features = np.arange(g.n_features)
+    positive = None if g.positive is None else g.positive.take(orders)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lowest, where = frontier_column_splits(g.compared(features[:, None], orders), _take_columns(stats, orders), frontier,
+                                               g.crit, positive, **g.sparse)
+    return frontier, stats, lowest, where, in_units
+
+
+def node_of_rows(orders, counts, n_rows):
+    "Each row's frontier node (-1: in a leaf)."
+    node = np.full(n_rows, -1, dtype=np.intp)
+    node[orders[0]] = np.repeat(np.arange(len(counts)), counts)
+    return node
+
+
+def check_same(codes, orders, oracle, mine):
+    "The histogram search found what the sweep found: the same pairs with a cut, the same i(s), the same cut, the same feature per node."
+    frontier, _, lowest, where, in_units = oracle
+    mine_lowest, mine_code = mine
+    finite = np.isfinite(lowest)
+    assert np.array_equal(finite, np.isfinite(mine_lowest))
+    np.testing.assert_allclose(mine_lowest[finite], lowest[finite], rtol=1e-9, atol=1e-12)
+    j, f = np.nonzero(finite)
+    sweep_code = codes[j, orders[j, where[j, f]]]                  # the value at the sweep's last left sample
+    assert np.array_equal(sweep_code, mine_code[j, f])
+    for values in (lowest, mine_lowest):                            # the grower's choice of feature, on each
+        with np.errstate(invalid="ignore"):
+            least = values.min(axis=0)
+            values_choice = ties_with_best(values, least, in_units).argmax(axis=0)
+        if values is lowest: sweep_choice = values_choice
+    assert np.array_equal(sweep_choice[np.isfinite(least)], values_choice[np.isfinite(least)])
+
+
+def grow_and_compare(X, y, criterion, w, n_classes=None, subtract=True, sparse_below=proto.SPARSE_BELOW, **rules):
+    "Grow a tree depth by depth, comparing the histogram search with the sweep at every depth; returns the depths checked."
+    X, y, w, plan = plan_growth(X, y, criterion, w, n_classes, **rules)
+    g = Growth(plan, X, y, w)
+    codes, n_values = proto.value_codes(g.X)
+    width = int(n_values.max())
+    builder, orders, counts, depth = TreeBuilder(), g.orders, g.roots, 0
+    parents, is_left = np.full(1, -1), np.ones(1, dtype=bool)
+    previous = None                                                 # the last depth's histograms, and its nodes' centres
+    positive = None if g.positive is None else g.positive.astype(bool)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        while len(counts):
+            oracle = depth_oracle(g, orders, counts, depth)
+            frontier, stats = oracle[0], oracle[1]
+            node = node_of_rows(orders, counts, len(g.y))
+            *mine, hist = proto.depth_histogram_splits(codes, node, stats, frontier, g.crit, width, positive, sparse_below)
+            check_same(codes, orders, oracle, mine)
+            centre, scale = (node_centres(g.y.take(orders[0]), None if g.unit_weights else g.w.take(orders[0]), counts,
+                                          all_positive=g.positive is None)[:2] if g.centred else (None, None))
+            if subtract and previous is not None:
+                parent, split, parent_centre, parent_scale = previous
+                units = None if not g.centred else (parent_centre, parent_scale, centre, scale, frontier.weights_are_one)
+                by_difference = proto.subtract_siblings(parent, split, counts, codes, node, stats, width, positive, units)
+                assert np.array_equal(by_difference.counts, hist.counts)
+                np.testing.assert_allclose(by_difference.sums, hist.sums, rtol=1e-9, atol=1e-9)
+                check_same(codes, orders, oracle, proto.histogram_splits(by_difference, frontier, g.crit, sparse_below))
+            found = g.search(orders, counts, depth)
+            ids = builder.add_nodes(parents, is_left, found.value, found.impurity, counts, found.weight)
+            if not found.splits.any(): break
+            previous = (hist, found.splits, centre, scale)
+            orders, counts = g.split(builder, ids, found, orders, counts)
+            parents = np.concatenate([ids[found.splits]] * 2)
+            is_left = np.arange(len(parents)) < len(parents) // 2
+            depth += 1
+    return depth
+
+
+CASES = [("squared_error", None), ("squared_error", "float"), ("squared_error", "whole"), ("squared_error", "zeros"),
+         ("gini", None), ("gini", "whole"), ("gini", "float"), ("gini", "zeros"), ("entropy", None), ("entropy", "float")]
+
+
+@pytest.mark.parametrize("criterion,weights", CASES)
+@pytest.mark.parametrize("seed", range(6))
+def test_same_cuts_every_depth(criterion, weights, seed):
+    X, y, w = make_data(seed, criterion, weights)
+    n_classes = None if criterion == "squared_error" else 3
+    rules = dict(min_samples_leaf=[1, 1, 3, 7][seed % 4])
+    if weights is not None and seed % 3 == 2: rules["min_weight_leaf"] = 0.05 * float(np.sum(w))
+    depths = grow_and_compare(X, y, criterion, w, n_classes, **rules)
+    assert depths >= 1
+
+
+def test_digits_like_root_and_depth():
+    "Pixels 0..16, ten classes: the search agrees at every depth of a full tree."
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 17, (400, 16)).astype(float)
+    y = (X[:, 0] + X[:, 3] + rng.integers(0, 4, 400)).astype(int) % 10
+    assert grow_and_compare(X, y, "gini", None, 10) >= 2
+
+
+def test_value_codes():
+    X = np.array([[0.5, 3.0], [0.1, 3.0], [0.5, -1.0]])
+    codes, n_values = proto.value_codes(X)
+    assert codes.tolist() == [[1, 0, 1], [1, 1, 0]] and n_values.tolist() == [2, 2]
+    with pytest.raises(ValueError, match="missing"): proto.value_codes(np.array([[np.nan]]))
+    with pytest.raises(ValueError, match="max_values"): proto.value_codes(np.arange(10.0)[:, None], max_values=4)
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+@pytest.mark.parametrize("block_keys", [1, 500, proto.BLOCK_KEYS])
+@pytest.mark.parametrize("weights", [None, "float", "zeros"])
+def test_class_histograms_one_bincount(weights, block_keys, n_classes):
+    "Counting (key, class) pairs in one call (or, for one class statistic, a weighted count) gives the histograms of one call per class, whatever the block of columns."
+    X, y, w = make_data(3, "gini", weights, n=200, d=4)
+    y = y % n_classes
+    codes, n_values = proto.value_codes(X)
+    width, n_nodes = int(n_values.max()), 5
+    node = np.random.default_rng(1).integers(-1, n_nodes, len(y))
+    weight = np.ones(len(y)) if w is None else w
+    one_hot = np.zeros((n_classes, len(y)))
+    one_hot[y, np.arange(len(y))] = weight
+    positive = None if w is None else w > 0
+    for first in (0, 1):
+        expected = proto.count_histograms(codes, node, n_nodes, width, one_hot[first:], positive=positive, block_keys=10 ** 9)
+        got = proto.count_histograms(codes, node, n_nodes, width, positive=positive, classes=(y, n_classes, w, bool(first)),
+                                     block_keys=block_keys)
+        assert np.array_equal(got.counts, expected.counts)
+        np.testing.assert_allclose(got.sums, expected.sums, rtol=1e-12)
+        assert (got.positive is None) == (expected.positive is None)
+        if got.positive is not None: assert np.array_equal(got.positive, expected.positive)
+        brute = np.zeros_like(expected.counts)                     # the layout: (value, column, node)
+        for j in range(len(codes)):
+            for r in np.flatnonzero(node >= 0): brute[codes[j, r], j, node[r]] += 1
+        assert np.array_equal(brute, got.counts)
+
+
+@pytest.mark.parametrize("sparse_below", [0.0, 1.01])
+@pytest.mark.parametrize("criterion,weights", [("squared_error", "zeros"), ("gini", "float"), ("gini", None)])
+def test_dense_and_sparse_paths(criterion, weights, sparse_below):
+    "Both evaluations of the cuts, every bin (dense) or the candidates only (sparse), give the sweep's cuts."
+    for seed in range(3):
+        X, y, w = make_data(seed, criterion, weights)
+        rules = dict(min_samples_leaf=1 + seed) if seed < 2 else dict(min_weight_leaf=0.05 * float(np.sum(w)) if w is not None else 0.0)
+        grow_and_compare(X, y, criterion, w, None if criterion == "squared_error" else 3, sparse_below=sparse_below, **rules)
