@@ -41,6 +41,7 @@ from sklearn.tree import DecisionTreeClassifier as SkClassifier, DecisionTreeReg
 import climbing_trees
 from climbing_trees import (DecisionTreeClassifier, DecisionTreeRegressor, ExtraTreesRegressor, RandomForestClassifier,
                             RandomForestRegressor)
+from small_floor import best_of                                      # the same interleaved best-of as the other benchmarks
 
 TARGETS = {"forest": 1.0, "tree": 0.5}
 
@@ -67,15 +68,6 @@ def load_solder():
     factors = ["Opening", "Solder", "Mask", "PadType", "Panel"]
     X = np.column_stack([pd.factorize(table[c], sort=True)[0] for c in factors]).astype(float)
     return X, table["skips"].to_numpy(dtype=float)
-
-
-def best_of(calls, repeats):
-    "Best seconds of each call, the calls interleaved in every round."
-    best = [np.inf] * len(calls)
-    for _ in range(repeats):
-        for k, call in enumerate(calls):
-            t0 = time.perf_counter(); call(); best[k] = min(best[k], time.perf_counter() - t0)
-    return best
 
 
 def node_count(model):

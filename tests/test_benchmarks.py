@@ -62,3 +62,13 @@ def test_explain_quick_prints_every_case():
     for row in rows:
         ratio, additivity = float(row.split()[-6]), float(row.split()[-1])
         assert ratio > 0 and additivity < 1e-9, row
+
+
+def test_counting_quick_prints_every_case():
+    "benchmarks/counting.py prints issue 37's few-valued cases (digits, columns rounded to 100 values, R's solder) side by side with scikit-learn."
+    run = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "counting.py"), "--quick"], cwd=ROOT,
+                         capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    for case in ("random forest, 10 trees, digits", "single tree, digits", "single tree regressor, 100k x 10 (100 values)",
+                 "single tree classifier, 100k x 10 (100 values)", "solder"):
+        assert case in run.stdout, f"the table lacks {case}:\n{run.stdout[-3000:]}"
