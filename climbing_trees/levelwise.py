@@ -101,6 +101,7 @@ class Growth:
                                   # a small X whose columns' distinct values lie apart: `_features_to_search` need not look
         codes = self.X[:, list(plan.categorical)] if len(plan.categorical) else None
         self.n_levels = int(np.nanmax(codes)) + 1 if codes is not None and not np.isnan(codes).all() else 0
+        self.counting = None if t.counting is None else t.counting(self)   # None too where the tuning does not count
 
     @property
     def sparse(self):
@@ -202,6 +203,10 @@ class Tuning:
     drawn_pairs: Callable | None = None              # max_features: a sweep of the drawn (feature, node) pairs only...
     drawn_pairs_below: float = 0.0                   # ... below this share of pairs drawn
     without_orders: Callable | None = None           # drawn thresholds on numeric columns without NaN: a search with no sort
+    counting: Callable | None = None                 # (growth) -> a search of its columns with few values by their histograms
+                                                     # (chapter 11), made once a fit; None: every column swept...
+    counting_bins_per_row: float = 0.0               # ... a column counted at a depth while its bins are at most this many per row...
+    counting_from: int = 0                           # ... and the depth's counted (row, column) entries at least this many
 
 PLAIN = Tuning()
 
@@ -335,6 +340,8 @@ def _search_frontier(g, orders, counts, depth, tree=None, bounds=None):
                                          g.criterion, g.n_classes, g.rules.min_samples_leaf, g.rules.min_weight_leaf)
             if j in g.searches:
                 best[j] = [np.inf if s is None else s.impurity for s in found[j]]
+        if g.counting is not None and threshold is None and len(swept):   # columns with few values, by their histograms:
+            swept = g.counting(swept, orders, counts, frontier, node_stats, units, best, where)   # the rest are swept
         few_drawn = (g.tuning.drawn_pairs is not None and len(swept) and len(swept) * orders.shape[1] > g.tuning.block_elements   # within one block, sweeping all costs fewer calls
                      and np.count_nonzero(searched[swept]) < g.tuning.drawn_pairs_below * searched[swept].size)
         if threshold is not None and few_drawn and not with_missing:                      # max_features: few pairs drawn

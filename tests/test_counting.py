@@ -180,3 +180,72 @@ def test_dense_and_sparse_paths(criterion, weights, sparse_below):
         X, y, w = make_data(seed, criterion, weights)
         rules = dict(min_samples_leaf=1 + seed) if seed < 2 else dict(min_weight_leaf=0.05 * float(np.sum(w)) if w is not None else 0.0)
         grow_and_compare(X, y, criterion, w, None if criterion == "squared_error" else 3, sparse_below=sparse_below, **rules)
+
+
+# The grower with chapter 11's COUNTING tuning against chapter 10's FAST: the same trees, node for node.
+from climbing_trees.counting import COUNTING, counting_search
+from climbing_trees.fast import FAST
+from climbing_trees.forests import grow_trees
+from climbing_trees.levelwise import grow_levelwise
+from climbing_trees.tree import tree_differences
+from dataclasses import replace
+
+
+def rounded_data(seed, n, d, values, criterion, n_classes=None):
+    "n x d columns of `values` values each (a few with fewer), and a target for `criterion`."
+    rng = np.random.default_rng(seed)
+    X = np.floor(rng.random((n, d)) * rng.integers(2, values + 1, d)) / values
+    score = np.sin(6 * X[:, 0]) + X[:, 1] - X[:, -1] + rng.normal(scale=0.3, size=n)
+    if criterion in ("squared_error", "friedman_mse"): return X, score + (100.0 if seed % 2 else 0.0)
+    return X, np.digitize(score, np.quantile(score, np.linspace(0, 1, n_classes + 1)[1:-1]))
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("criterion,n_classes", [("squared_error", None), ("gini", 2), ("entropy", 3), ("gini", 12)])
+def test_counting_grows_the_fast_tree(criterion, n_classes, seed):
+    "Counting changes no tree: every criterion with sums (12 classes: the class-sum path), weights with zeros, leaf rules, max_features."
+    X, y = rounded_data(seed, 3000, 6, [4, 30, 200, 60][seed], criterion, n_classes)
+    rng = np.random.default_rng(seed)
+    w = [None, rng.integers(1, 4, len(y)).astype(float), np.where(rng.random(len(y)) < 0.2, 0.0, rng.uniform(0.5, 2, len(y))), None][seed]
+    rules = [dict(), dict(min_samples_leaf=4), dict(min_weight_leaf=3.0), dict(max_features=3, random_state=seed)][seed]
+    counted = []
+    def recording(g):
+        "counting_search, recording the columns it counts at each depth."
+        search = counting_search(g)
+        def recorded(swept, *args):
+            left = search(swept, *args)
+            counted.append(len(swept) - len(left))
+            return left
+        return recorded
+    every_depth = replace(COUNTING, counting=recording, counting_from=0, counting_bins_per_row=4.0)   # count even where it loses
+    trees = [grow_levelwise(X, y, criterion, w, n_classes, tuning=t, **rules) for t in (FAST, COUNTING, every_depth)]
+    assert tree_differences(trees[0], trees[1]) == [] and tree_differences(trees[0], trees[2]) == []
+    assert sum(c > 0 for c in counted) >= 3, counted                 # columns counted at several depths, deep ones too
+
+
+def test_counting_applies_and_declines():
+    "The search counts where it should (many rows, few values) and declines where it cannot (missing values, drawn thresholds, Poisson)."
+    X, y = rounded_data(0, 3000, 6, 20, "squared_error")
+    _, _, w, plan = plan_growth(X, y, "squared_error", None)
+    assert counting_search(Growth(replace(plan, tuning=COUNTING), X, y, w)) is not None
+    X_nan = X.copy(); X_nan[0, 0] = np.nan
+    _, _, w, plan = plan_growth(X_nan, y, "squared_error", None)
+    assert counting_search(Growth(replace(plan, tuning=COUNTING), X_nan, y, w)) is None
+    _, _, w, plan = plan_growth(X, y, "squared_error", None, splitter="random", random_state=0)
+    assert counting_search(Growth(replace(plan, tuning=COUNTING), X, y, w)) is None
+    _, _, w, plan = plan_growth(X, np.abs(y), "poisson", None)
+    assert counting_search(Growth(replace(plan, tuning=COUNTING), X, np.abs(y), w)) is None
+    small = X[:100, :2]
+    _, _, w, plan = plan_growth(small, y[:100], "squared_error", None)
+    assert counting_search(Growth(replace(plan, tuning=COUNTING), small, y[:100], w)) is None   # too small to repay a count
+
+
+@pytest.mark.parametrize("criterion,n_classes", [("gini", 3), ("squared_error", None)])
+def test_counting_grows_the_fast_forest(criterion, n_classes):
+    "Several bootstrapped trees grown together (their codes: X's ranks at the stacked rows) are FAST's trees."
+    X, y = rounded_data(5, 6000, 8, 50, criterion, n_classes)
+    rng = np.random.default_rng(0)
+    weights = np.array([np.bincount(rng.integers(0, len(y), len(y)), minlength=len(y)) for _ in range(4)], dtype=float)
+    forests = [grow_trees(X, y, criterion, weights, n_classes=n_classes, max_features=4, random_states=[1, 2, 3, 4], tuning=t)
+               for t in (FAST, COUNTING)]
+    for a, b in zip(*forests): assert tree_differences(a, b) == []
