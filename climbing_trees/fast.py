@@ -167,10 +167,14 @@ def sweep_drawn_pairs(g, searched, swept, orders, frontier, node_stats, units, b
             np.multiply(lowest, units[f] if np.ndim(units) else units, out=lowest, where=np.isfinite(lowest))
             best[j, f], where[j, f] = lowest, last_left - offset + frontier.starts[f]
         return
-    stats = g.swept_stats(frontier)                                      # the weights, if all 1, are not gathered
-    for j, f, offset, order, feature, pairs in _drawn_pairs(g, searched, swept, orders, frontier, node_stats, len(stats)):
-        lowest, position = frontier_column_splits(g.compared(feature, order), stats.take(order, axis=1), pairs, g.crit,
-                                                  None if g.positive is None else g.positive.take(order), overwrite_stats=True, **g.sparse)
+    stats = None if g.class_sums else g.swept_stats(frontier)            # the weights, if all 1, are not gathered
+    for j, f, offset, order, feature, pairs in _drawn_pairs(g, searched, swept, orders, frontier, node_stats, 2 if stats is None else len(stats)):
+        positive = None if g.positive is None else g.positive.take(order)
+        if stats is None:                                                 # Gini, entropy with many classes: each sample's own class
+            lowest, position = g.tuning.class_splits(g.compared(feature, order), g.y.take(order),
+                                                     None if g.unit_weights else g.w.take(order), pairs, g.crit, node_stats.T[f], positive)
+        else: lowest, position = frontier_column_splits(g.compared(feature, order), stats.take(order, axis=1), pairs, g.crit, positive,
+                                                        overwrite_stats=True, **g.sparse)
         best[j, f] = np.where(np.isfinite(lowest), lowest * (units[f] if np.ndim(units) else units), np.inf)   # inf stays inf
         where[j, f] = position - offset + frontier.starts[f]               # back to the position in the feature's order
 

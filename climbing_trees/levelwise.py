@@ -349,7 +349,7 @@ def _search_frontier(g, orders, counts, depth, tree=None, bounds=None):
         elif threshold is not None:
             _sweep_random(g, np.sort(np.concatenate([swept, swept_missing])), orders, frontier, threshold, missing_left,
                           with_missing, units, best, where)
-        elif few_drawn and not g.class_sums:
+        elif few_drawn:
             g.tuning.drawn_pairs(g, searched, swept, orders, frontier, node_stats, units, best, where)
         elif len(swept): _sweep(g, swept, orders, frontier, node_stats, units, best, where)
         if threshold is None and len(swept_missing):

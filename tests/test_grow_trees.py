@@ -127,3 +127,15 @@ def test_trees_grown_together_read_the_ranks_of_X(case):
         rows = w > 0
         alone = grow_levelwise(X[rows], y[rows], criterion, w[rows], k, max_features=3, random_state=seed)
         assert tree_differences(tree, alone) == []
+
+
+@pytest.mark.parametrize("criterion", ["gini", "entropy"])
+def test_drawn_pairs_with_class_sums_grow_the_full_sweeps_trees(criterion):
+    "Many classes (chapter 10's own-class sums) and max_features: sweeping only the drawn (feature, node) pairs grows the trees of sweeping every feature and discarding the undrawn pairs."
+    from sklearn.datasets import load_digits
+    X, y = load_digits(return_X_y=True)
+    rng = np.random.default_rng(1)
+    W = np.array([np.bincount(rng.integers(0, len(y), len(y)), minlength=len(y)) for _ in range(6)], dtype=float)
+    grown = [grow_trees(X, y, criterion, W, n_classes=10, max_features=8, random_states=list(range(6)), tuning=t)
+             for t in (replace(FAST, drawn_pairs=None), FAST)]
+    assert all(tree_differences(a, b) == [] for a, b in zip(*grown))
