@@ -34,6 +34,7 @@ class LevelStatistics(NamedTuple):
     n_weightless: int          # samples of levels whose total weight is zero: they follow the split's default side
     criterion: Criterion
     samples: tuple | None = None   # (level index, -1 for a weightless level; y; w) when the criterion has no sufficient statistics
+    means: np.ndarray | None = None   # (k,) regression: each level's weighted mean of y from its raw sums (equal means tie exactly)
 
 def level_codes(x):
     "Column `x` as integer level codes, NaN (missing) as `MISSING_LEVEL`; a ValueError if it holds anything else but non-negative integers."
@@ -61,7 +62,10 @@ def level_statistics(x, y, sample_weight, criterion, n_classes=None):
     if not crit.sufficient_statistics:                  # absolute error: its impurities are computed from the samples
         index = np.full(k, -1); index[weighted] = np.arange(int(weighted.sum()))
         samples = (index[inverse], np.asarray(y, dtype=float), w)
-    return LevelStatistics(levels[weighted], S[weighted], counts[weighted], int(counts[~weighted].sum()), crit, samples)
+    means = None
+    if not isinstance(crit, ClassificationCriterion):   # sum w y / sum w, not from the centred statistics: integer data tie exactly
+        means = np.bincount(inverse, weights=w * np.asarray(y, dtype=float), minlength=k)[weighted] / crit.weight(S[weighted])
+    return LevelStatistics(levels[weighted], S[weighted], counts[weighted], int(counts[~weighted].sum()), crit, samples, means)
 
 # %% ../nbs/06_categorical.ipynb #ed548db8
 @dataclass(frozen=True)
@@ -200,7 +204,7 @@ def response_order(levels: LevelStatistics):
     if not crit.sufficient_statistics:                 # absolute error: by median, a heuristic (see below)
         level, y, w = levels.samples
         response = np.array([weighted_median(y[level == j], w[level == j]) for j in range(len(levels.codes))])
-    elif not isinstance(crit, ClassificationCriterion): response = crit.value(S)   # squared error, Poisson: the mean
+    elif not isinstance(crit, ClassificationCriterion): response = levels.means   # squared error, Poisson: the mean
     else:
         present = np.flatnonzero(S.sum(axis=0) > 0)
         if len(present) > 2:

@@ -12,11 +12,18 @@ from dataclasses import replace
 from .frontier import _left_sums
 from .levelwise import presort
 from .fast import FAST, dense_ranks
+from functools import partial
+from .naive import ties_with_best
+from .criteria import ClassificationCriterion, Poisson
+from .categorical import (CategoricalSplit, MISSING_LEVEL, categorical_column_split, level_codes,
+                                        _left_is_heavier)
+from .levelwise import NodeSplits
 
 # %% auto #0
-__all__ = ['BLOCK_KEYS', 'SPARSE_BELOW', 'COUNT_BINS_PER_ROW', 'COUNT_FROM_ENTRIES', 'COUNTING', 'counted_split_curve',
-           'counted_column_split', 'value_codes', 'Histograms', 'count_histograms', 'cumulative_values',
-           'histogram_splits', 'depth_histogram_splits', 'recentre', 'subtract_siblings', 'counting_search']
+__all__ = ['BLOCK_KEYS', 'SPARSE_BELOW', 'LEVELS_PER_ROW', 'COUNTED_LEVELS', 'COUNT_BINS_PER_ROW', 'COUNT_FROM_ENTRIES',
+           'COUNTING', 'counted_split_curve', 'counted_column_split', 'value_codes', 'Histograms', 'count_histograms',
+           'cumulative_values', 'histogram_splits', 'depth_histogram_splits', 'recentre', 'subtract_siblings',
+           'levels_search', 'counting_search']
 
 # %% ../nbs/11_counting.ipynb #cea47ef4
 def counted_split_curve(x, y, sample_weight, criterion, n_classes=None, min_samples_leaf=1, min_weight_leaf=0.0):
@@ -223,6 +230,101 @@ def subtract_siblings(parent, split, child_counts, codes, node, row_stats, width
     positive_counts = None if hist.positive is None else combine(hist.positive, parent.positive.take(parents, axis=2))
     return Histograms(counts, sums, positive_counts)
 
+# %% ../nbs/11_counting.ipynb #2eaaa712
+LEVELS_PER_ROW = 4    # a depth's categorical columns are searched at once while levels x nodes is at most this many per row
+
+def levels_search(g):
+    "Chapter 8's `Tuning.levels` for growth `g`: `search(features, orders, counts, searched, frontier, node_stats, units)`, which returns the `NodeSplits` (with their tables) of the plan's categorical columns among `features`, every node of the depth at once, the splits of chapter 6's `categorical_column_split` node for node; None where it does not apply (no orders kept, a criterion without sums, several outputs)."
+    if not g.sorted or not g.additive or g.plan.n_outputs > 1: return None
+    columns = [j for j in g.plan.categorical if g.searches.get(j) is categorical_column_split]   # not overridden
+    if not columns: return None
+    width = g.n_levels + 1                                                 # level L = n_levels: the missing rows
+    codes = np.stack([np.where(c == MISSING_LEVEL, g.n_levels, c) for c in (level_codes(g.X[:, j]) for j in columns)])
+    codes = codes.astype(np.uint8 if width <= 2 ** 8 else np.uint16 if width <= 2 ** 16 else np.intp)
+    column_row = {j: i for i, j in enumerate(columns)}
+    positive = None if g.positive is None else g.positive.astype(bool)
+    classes = isinstance(g.crit, ClassificationCriterion)
+    wy = None if classes else (g.w * g.y)[None]                            # each level's raw sum of w y: its mean
+    node = np.empty(len(g.y), dtype=np.intp)
+    rules = dict(min_samples_leaf=g.rules.min_samples_leaf,
+                 **({"min_weight_leaf": g.rules.min_weight_leaf} if g.rules.min_weight_leaf > 0 else {}))
+
+    def search(features, orders, counts, searched, frontier, node_stats, units):
+        js = [j for j in features if j in column_row]
+        n_nodes = len(counts)
+        if not js or width * n_nodes > LEVELS_PER_ROW * orders.shape[1] + 2 ** 12: return {}   # node by node
+        node.fill(-1)
+        node[orders[0]] = np.repeat(np.arange(n_nodes), counts)
+        at = [column_row[j] for j in js]
+        if g.class_sums:                                                   # as `counting_search` counts classes
+            frontier = frontier._replace(totals=node_stats[:g.crit.proxy_statistics])
+            hist = count_histograms(codes[at], node, n_nodes, width, positive=positive,
+                                    classes=(g.y, g.n_classes, None if g.unit_weights else g.w, frontier.weights_are_one))
+        else: hist = count_histograms(codes[at], node, n_nodes, width, g.swept_stats(frontier), positive=positive)
+        level_last = lambda a: np.moveaxis(a, 0, -1)                       # (C, D, L): one row of levels per (column, node)
+        n_level = level_last(hist.counts)
+        weighted = n_level > 0 if hist.positive is None else level_last(hist.positive) > 0
+        given = np.moveaxis(hist.sums, 0, 2)                               # (C, D, L, S): the statistics the sweep is given
+        S = np.moveaxis(_left_sums(np.moveaxis(given, -1, 0), n_level, frontier.weights_are_one, g.crit), 0, -1)
+        k, n_weightless = weighted.sum(axis=-1), np.where(weighted, 0, n_level).sum(axis=-1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            if classes:                                                    # the proportion of the last class present
+                present = S.sum(axis=2) > 0
+                one_by_one = present.sum(axis=-1) > 2                      # more classes: chapter 6's searches, node by node
+                top = np.broadcast_to((g.n_classes - 1 - np.argmax(present[..., ::-1], axis=-1))[..., None, None], S.shape[:-1] + (1,))
+                response = np.take_along_axis(S, top, axis=-1)[..., 0] / g.crit.weight(S)
+            else:
+                raw = level_last(count_histograms(codes[at], node, n_nodes, width, wy).sums[..., 0])
+                response = raw / g.crit.weight(S)                          # sum w y / sum w: chapter 6's `means`
+                one_by_one = (isinstance(g.crit, Poisson) & weighted & (raw <= 0)).any(axis=-1)   # levels of zeros
+        order = np.argsort(np.where(weighted, response, np.inf), axis=-1, kind="stable")   # ties by code; weightless last
+        rank = np.empty_like(order)
+        np.put_along_axis(rank, order, np.arange(width), axis=-1)
+        n_left = np.cumsum(np.take_along_axis(np.where(weighted, n_level, 0), order, axis=-1), axis=-1)
+        summed = np.cumsum(np.take_along_axis(given, order[..., None], axis=2), axis=2)   # prefix m: the first m + 1 levels
+        left = np.moveaxis(_left_sums(np.moveaxis(summed, -1, 0), n_left, frontier.weights_are_one, g.crit), 0, -1)
+        w_left, w_right = g.crit.weight(left), g.crit.weight(left[..., -1:, :] - left)
+        size = np.arange(1, width + 1)                                     # levels sent left by each prefix
+        first = np.argmax(weighted, axis=-1)[..., None]                    # the smallest code of positive weight
+        heavier = _left_is_heavier(w_left, w_right, np.take_along_axis(rank, first, axis=-1) < size)
+        default_left = np.where(weighted[..., -1:], rank[..., -1:] < size, heavier)   # the missing level's side, if any
+        n_l = n_left + n_weightless[..., None] * default_left             # weightless levels follow the default side
+        n_r = n_left[..., -1:] - n_left + n_weightless[..., None] * ~default_left
+        ok = ((size < k[..., None]) & (searched[js] & frontier.searchable)[..., None]
+              & admissible_cuts(n_l, n_r, size, k[..., None] - size, frontier.min_samples_leaf, w_left, w_right,
+                                frontier.min_weight_leaf))
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            proxy = _proxies(summed, n_l, n_r, ok, frontier.totals.T[:, None], frontier, g.crit)   # (C, D, L)
+            lowest = proxy.min(axis=-1)
+            prefix = np.argmax(ties_with_best(proxy, lowest[..., None], (frontier.impurity * frontier.weight)[:, None]), axis=-1)
+            impurity = np.where(np.isfinite(lowest), np.maximum((frontier.constant + lowest) / frontier.weight, 0.0) * units, np.inf)
+        sent_left = (rank <= prefix[..., None]) & weighted
+        sent_left ^= weighted & ~np.take_along_axis(sent_left, first, axis=-1)   # the smallest code on the left (chapter 6)
+        weight_of = lambda mask: g.crit.weight(np.where(mask[..., None], S, 0).sum(axis=2))
+        default = np.where(weighted[..., -1], sent_left[..., -1], _left_is_heavier(weight_of(sent_left), weight_of(weighted & ~sent_left), True))
+        left_tables, right_tables = sent_left[..., :-1], (weighted & ~sent_left)[..., :-1]
+        found = {}
+        for i, j in enumerate(js):
+            for f in np.flatnonzero(one_by_one[i] & searched[j] & frontier.searchable & (k[i] >= 2)).tolist():
+                rows = orders[j, frontier.starts[f]:frontier.starts[f] + counts[f]]
+                split = categorical_column_split(g.X[rows, j], g.y[rows], g.w[rows], g.criterion, g.n_classes, **rules)
+                impurity[i, f] = np.inf if split is None else split.impurity
+                if split is not None:
+                    left_tables[i, f], right_tables[i, f] = False, False
+                    left_tables[i, f, list(split.left_levels)], right_tables[i, f, list(split.right_levels)] = True, True
+                    default[i, f] = split.default_left
+            found[j] = NodeSplits(impurity[i], partial(_level_split, left_tables[i], right_tables[i], default[i], impurity[i]),
+                                  (left_tables[i], right_tables[i], default[i]))
+        return found
+    return search
+
+def _level_split(left, right, default, impurity, f):
+    "Node f's `CategoricalSplit` from a column's tables of levels."
+    return CategoricalSplit(None, frozenset(np.flatnonzero(left[f]).tolist()), frozenset(np.flatnonzero(right[f]).tolist()),
+                            float(impurity[f]), bool(default[f]))
+
+COUNTED_LEVELS = replace(FAST, levels=levels_search)   # chapter 10's paths, and categorical columns searched a depth at a time
+
 # %% ../nbs/11_counting.ipynb #cff794ad
 COUNT_BINS_PER_ROW = 0.25      # a column is counted at a depth while its bins (values x nodes) are at most this many per row there...
 COUNT_FROM_ENTRIES = 2 ** 14   # ... and the counted (row, column) entries of the depth are at least this many
@@ -258,5 +360,5 @@ def counting_search(g):
         return swept[~few]
     return search
 
-COUNTING = replace(FAST, counting=counting_search, counting_bins_per_row=COUNT_BINS_PER_ROW, counting_from=COUNT_FROM_ENTRIES)
-                                                     # chapter 10's paths, and counting
+COUNTING = replace(COUNTED_LEVELS, counting=counting_search, counting_bins_per_row=COUNT_BINS_PER_ROW,
+                   counting_from=COUNT_FROM_ENTRIES)   # the categorical columns a depth at a time, and counting

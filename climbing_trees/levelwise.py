@@ -9,7 +9,7 @@ from heapq import heappop, heappush
 from itertools import count
 from typing import Callable, NamedTuple
 import numpy as np
-from .tree import Split, TreeBuilder, default_side
+from .tree import Split, TreeBuilder, default_side, goes_left as rule_goes_left
 from .naive import admissible_cuts, constant_features, first_best, midpoints, node_summary, ties_with_best, FEATURE_THRESHOLD
 from .impurity import weighted_absolute_deviation, weighted_median
 from .growth import draw_features, plan_growth
@@ -19,10 +19,9 @@ from .frontier import (BLOCK_ELEMENTS, SPARSE_CUTS, SPARSE_MIN_POSITIONS, by_row
                                      frontier_layout, frontier_missing_splits, frontier_random_splits, node_centres,
                                      partition_orders, segment_starts, segment_sums, _left_sums)
 
-
 # %% auto #0
 __all__ = ['PLAIN', 'TAKE_CHUNK', 'FrontierSearch', 'Growth', 'stable_sort', 'presort', 'subset_orders', 'check_presorted',
-           'keeps_orders', 'Tuning', 'grow_levelwise', 'grow_levelwise_from_plan', 'grow_depth_by_depth',
+           'keeps_orders', 'Tuning', 'grow_levelwise', 'grow_levelwise_from_plan', 'grow_depth_by_depth', 'NodeSplits',
            'grow_best_first', 'grow_best_first_from_plan', 'check_monotonic_cst', 'monotone_column_split',
            'clip_values', 'child_bounds']
 
@@ -102,6 +101,7 @@ class Growth:
         codes = self.X[:, list(plan.categorical)] if len(plan.categorical) else None
         self.n_levels = int(np.nanmax(codes)) + 1 if codes is not None and not np.isnan(codes).all() else 0
         self.counting = None if t.counting is None else t.counting(self)   # None too where the tuning does not count
+        self.levels = None if t.levels is None or not len(plan.categorical) else t.levels(self)   # None: node by node
 
     @property
     def sparse(self):
@@ -120,11 +120,11 @@ class Growth:
 
     def split(self, builder, ids, found, orders, counts, in_place=False):
         "Write the splits of a searched frontier whose nodes are `ids`; return the children's orders (in the same memory, if `in_place`) and counts."
-        rules_found = _write_splits(builder, ids, found, self.X, orders, counts)
+        rules_found, tabled = _write_splits(builder, ids, found, self.X, orders, counts)
         if not self.sorted:                           # one order, and the search gave the side of each of its positions
             return partition_orders(orders, found.goes_left, counts, found.splits, in_place=in_place, by_position=True,
                                     starts=found.starts)
-        goes_left = _route(found, rules_found, self.X, orders, counts)
+        goes_left = _route(found, rules_found, tabled, self.X, orders, counts)
         return partition_orders(orders, goes_left, counts, found.splits, max(1, self.tuning.block_elements // max(1, orders.shape[1])), in_place,
                                 starts=found.starts)
 
@@ -207,6 +207,8 @@ class Tuning:
                                                      # (chapter 11), made once a fit; None: every column swept...
     counting_bins_per_row: float = 0.0               # ... a column counted at a depth while its bins are at most this many per row...
     counting_from: int = 0                           # ... and the depth's counted (row, column) entries at least this many
+    levels: Callable | None = None                   # (growth) -> a search of its categorical columns at every node of a depth
+                                                     # at once (chapter 11), made once a fit; None: node by node
 
 PLAIN = Tuning()
 
@@ -332,14 +334,16 @@ def _search_frontier(g, orders, counts, depth, tree=None, bounds=None):
             swept = np.array([j for j in features if j not in g.searches and j not in with_missing], dtype=np.intp)
             swept_missing = np.array([j for j in features if j not in g.searches and j in with_missing], dtype=np.intp)
         else: swept, swept_missing = features, features[:0]                       # every feature swept, none with NaN
+        at_once = ({} if g.levels is None or frontier is None           # categorical columns, every node at once
+                   else g.levels(features, orders, counts, searched, frontier, node_stats, units))
         for j in features if g.searches else ():
             if g.signs is not None and g.signs[j]:                       # a constrained column, within each node's bounds
                 found[j] = _search_monotone(g, j, orders[j], counts, searched[j], bounds, threshold, missing_left, middles)
+            elif j in at_once: found[j] = at_once[j]
             elif j in g.searches:
                 found[j] = _search_nodes(g.searches[j], g.X[:, j], g.y, g.w, orders[j], counts, searched[j],
                                          g.criterion, g.n_classes, g.rules.min_samples_leaf, g.rules.min_weight_leaf)
-            if j in g.searches:
-                best[j] = [np.inf if s is None else s.impurity for s in found[j]]
+            if j in g.searches: best[j] = found[j].impurity
         if g.counting is not None and threshold is None and len(swept):   # columns with few values, by their histograms:
             swept = g.counting(swept, orders, counts, frontier, node_stats, units, best, where)   # the rest are swept
         few_drawn = (g.tuning.drawn_pairs is not None and len(swept) and len(swept) * orders.shape[1] > g.tuning.block_elements   # within one block, sweeping all costs fewer calls
@@ -474,7 +478,7 @@ def grow_depth_by_depth(growth):
 _LAST_AND_NEXT = np.array([[0], [1]])   # added to a cut's last left position: it and the next, as two rows
 
 def _write_splits(builder, ids, found, X, orders, counts):
-    "Write a searched frontier's splits into the builder; return the node-searched ones' split objects by frontier index."
+    "Write a searched frontier's splits into the builder; return the node-searched ones' split objects by frontier index, and the splits that came as tables of levels, (column, frontier indices, left and right tables, default sides) for each such column."
     chosen = np.flatnonzero(found.splits)
     starts = segment_starts(counts) if found.starts is None else found.starts
     by_search = (np.array([int(j) in found.found for j in found.feature[chosen]], dtype=bool) if found.found
@@ -493,22 +497,34 @@ def _write_splits(builder, ids, found, X, orders, counts):
     if found.n_missing is not None:
         default_left = np.where(found.n_missing[j_idx, numeric] > 0, found.missing_left[j_idx, numeric], default_left)
     builder.split_nodes(ids[numeric], j_idx, thresholds, default_left)
-    rules_found = {}
-    for f in chosen[by_search] if by_search is not None else ():
-        j = int(found.feature[f])
-        rule = replace(found.found[j][f], feature=j)
-        if rule.default_left is None:                                      # a search leaves it to the grower
-            n_left_f = int(rule.goes_left(X[orders[0, starts[f]:starts[f] + counts[f]]]).sum())
-            rule = replace(rule, default_left=default_side(n_left_f, int(counts[f]) - n_left_f))
-        rules_found[f] = rule
-        builder.split_node(ids[f], rule)
-    return rules_found
+    rules_found, tabled, searched = {}, [], (chosen[by_search] if by_search is not None else chosen[:0])
+    for j in np.unique(found.feature[searched]).tolist():
+        at = searched[found.feature[searched] == j]
+        if found.found[j].tables is not None:                              # tables of levels: the nodes' splits at once
+            left, right, default = (table[at] for table in found.found[j].tables)
+            builder.split_nodes_by_levels(ids[at], np.full(len(at), j), left, right, default)
+            tabled.append((j, at, left, right, default))
+            continue
+        for f in at.tolist():
+            rule = replace(found.found[j][f], feature=j)
+            if rule.default_left is None:                                  # a search leaves it to the grower
+                n_left_f = int(rule.goes_left(X[orders[0, starts[f]:starts[f] + counts[f]]]).sum())
+                rule = replace(rule, default_left=default_side(n_left_f, int(counts[f]) - n_left_f))
+            rules_found[f] = rule
+            builder.split_node(ids[f], rule)
+    return rules_found, tabled
 
-def _route(found, rules_found, X, orders, counts):
+def _route(found, rules_found, tabled, X, orders, counts):
     "Which samples go left: by position in the chosen feature's order (the rows `x <= threshold` sorted first), or, at a node-searched split, by chapter 2's rule through the split's `goes_left`."
     goes_left = np.zeros(X.shape[0], dtype=bool)
     starts = segment_starts(counts) if found.starts is None else found.starts
-    numeric = found.splits.copy() if rules_found else found.splits
+    numeric = found.splits.copy() if rules_found or tabled else found.splits
+    for j, at, left, right, default in tabled:                          # tables of levels: all their nodes' rows at once
+        positions = np.repeat(starts[at] - np.cumsum(counts[at]) + counts[at], counts[at]) + np.arange(counts[at].sum())
+        node = np.repeat(np.arange(len(at)), counts[at])                # each position's row of the tables
+        rows = orders[0, positions]
+        goes_left[rows] = rule_goes_left(X[rows, j], default_left=default[node], levels=(left, right), node=node)
+        numeric[at] = False
     for f, rule in rules_found.items():
         rows = orders[0, starts[f]:starts[f] + counts[f]]
         goes_left[rows] = rule.goes_left(X[rows])
@@ -524,14 +540,28 @@ def _route(found, rules_found, X, orders, counts):
     goes_left[orders[np.repeat(found.feature, counts)[left], left]] = True    # every feature at once
     return goes_left
 
+class NodeSplits:
+    "One column's best split at every node of a frontier: `impurity` (F,) their i(s) (inf: none), and `splits[f]`, node f's split object (None: none), made by `make(f)` only when asked (most are never chosen). Categorical splits may come as `tables` too, (left (F, L), right (F, L), default_left (F,)) booleans as `TreeBuilder.split_nodes_by_levels` takes them: the grower then writes and routes them a depth at a time."
+    def __init__(self, impurity, make, tables=None):
+        self.impurity, self.make, self.tables = np.asarray(impurity, dtype=float), make, tables
+    def __len__(self): return len(self.impurity)
+    def __getitem__(self, f): return self.make(int(f)) if np.isfinite(self.impurity[f]) else None
+    def part(self, f):
+        "The `NodeSplits` of node `f` alone."
+        return NodeSplits(self.impurity[f:f + 1], lambda _: self.make(f), None if self.tables is None else tuple(t[f:f + 1] for t in self.tables))
+    @classmethod
+    def listed(cls, splits):
+        "The `NodeSplits` of a list of split objects (None where none)."
+        return cls([np.inf if s is None else s.impurity for s in splits], splits.__getitem__)
+
 def _search_nodes(search, x, y, w, order, counts, searchable, criterion, n_classes, min_samples_leaf, min_weight_leaf=0.0):
-    "Run a chapter-03 column search node by node (for columns that are not swept, e.g. categorical ones)."
+    "Run a chapter-03 column search node by node (for columns that are not swept, e.g. categorical ones): its `NodeSplits`."
     results, weight_rule = [], {"min_weight_leaf": min_weight_leaf} if min_weight_leaf > 0 else {}
     for f, start in enumerate(segment_starts(counts)):
         rows = order[start:start + counts[f]]
         results.append(search(x[rows], y[rows], w[rows], criterion, n_classes, min_samples_leaf, **weight_rule)
                        if searchable[f] else None)
-    return results
+    return NodeSplits.listed(results)
 
 # %% ../nbs/08_levelwise.ipynb #89471b09
 def grow_best_first(X, y, criterion="gini", sample_weight=None, n_classes=None, *, categorical=(), node_searches=None,
@@ -574,7 +604,7 @@ def _one_node(found, f, start, count):
     keep = slice(f, f + 1)
     return FrontierSearch(found.value[keep], found.impurity[keep], found.weight[keep], found.splits[keep], found.lowest[keep],
                           found.feature[keep], found.where[:, keep] - start,
-                          None if found.threshold is None else found.threshold[:, keep], {j: [s[f]] for j, s in found.found.items()},
+                          None if found.threshold is None else found.threshold[:, keep], {j: s.part(f) for j, s in found.found.items()},
                           None if found.missing_left is None else found.missing_left[:, keep],
                           None if found.n_missing is None else found.n_missing[:, keep],
                           None if found.goes_left is None else found.goes_left[start:start + count],
@@ -643,7 +673,7 @@ def monotone_column_split(x, y, w, criterion, n_classes, sign, lower=-np.inf, up
     return Split(None, float(tau), float(impurity[b]), bool(to_left[b]) if k < n else None), float(middle[b])
 
 def _search_monotone(g, j, order, counts, searched, bounds, threshold, missing_left, middles):
-    "`monotone_column_split` of constrained column `j` at every node of a frontier that searches it (`searched`), within the node's `bounds` (and at its drawn threshold and side, if drawn); the splits, and their middle values into `middles[j]`."
+    "`monotone_column_split` of constrained column `j` at every node of a frontier that searches it (`searched`), within the node's `bounds` (and at its drawn threshold and side, if drawn); the splits (`NodeSplits`), and their middle values into `middles[j]`."
     found, middles[j] = [], np.full(len(counts), np.nan)
     for f, start in enumerate(segment_starts(counts)):
         rows = order[start:start + counts[f]]
@@ -653,7 +683,7 @@ def _search_monotone(g, j, order, counts, searched, bounds, threshold, missing_l
             missing_left is not None and missing_left[j, f]) if searched[f] else None
         found.append(None if result is None else result[0])
         if result is not None: middles[j][f] = result[1]
-    return found
+    return NodeSplits.listed(found)
 
 # %% ../nbs/08_levelwise.ipynb #4bb89edf
 def clip_values(value, bounds, n_classes=None):

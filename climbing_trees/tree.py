@@ -250,9 +250,10 @@ def _split_rules(T, numeric, categorical, n_levels):
     is_categorical, default_left = np.zeros(T, bool), np.zeros(T, bool)
     for nodes, f, tau, default in numeric: feature[nodes], threshold[nodes], default_left[nodes] = f, tau, default
     left_levels, right_levels = np.zeros((T, n_levels), bool), np.zeros((T, n_levels), bool)
-    for t, f, left, right, default in categorical:
-        feature[t], threshold[t], is_categorical[t], default_left[t] = f, np.nan, True, default
-        left_levels[t, left], right_levels[t, right] = True, True
+    for nodes, f, left, right, default in categorical:                # tables a node a row, perhaps narrower or wider
+        feature[nodes], threshold[nodes], is_categorical[nodes], default_left[nodes] = f, np.nan, True, default
+        k = min(left.shape[1], n_levels)                                  # (columns past n_levels hold no code: all False)
+        left_levels[nodes, :k], right_levels[nodes, :k] = left[:, :k], right[:, :k]
     return feature, threshold, is_categorical, left_levels, right_levels, default_left
 
 # %% ../nbs/02_tree.ipynb #23a4c576
@@ -278,10 +279,9 @@ def _assemble_trees(nodes, numeric, categorical, surrogates, n_levels=0):
     nodes.clear()                                   # handed over: each chunk is freed once copied (`_in_preorder`)
     parent = np.concatenate(columns[0])
     children_left, children_right = _link_children(parent, np.concatenate(columns[1]))
-    codes = {t: [c for s in node for c in (*s.left_levels, *s.right_levels)] for t, node in (surrogates or {}).items()}
-    for t, _, left, right, _ in categorical: codes[t] = codes.get(t, []) + [*left, *right]   # the level codes each node uses
-    widths = list(n_levels) if np.ndim(n_levels) else [n_levels] * int(np.count_nonzero(parent < 0))   # each tree's, at least
-    width = max(widths + [max(c, default=-1) + 1 for c in codes.values()])
+    used, needed = _level_widths(categorical, surrogates)              # the nodes whose rules name codes, and their largest + 1
+    widths = np.array(n_levels if np.ndim(n_levels) else [n_levels] * int(np.count_nonzero(parent < 0)), dtype=np.intp)
+    width = int(max(widths.max(initial=0), needed.max(initial=0)))      # each tree's at least, then all trees' table width
     rules = _split_rules(len(children_left), numeric, categorical, width)
     roots = np.flatnonzero(parent < 0)
     del parent
@@ -302,9 +302,7 @@ def _assemble_trees(nodes, numeric, categorical, surrogates, n_levels=0):
     del rules
     rows += [_in_preorder(chunks, number) for chunks in columns[2:]]   # value, impurity, n_samples, weight
     del columns
-    for t, c in codes.items():                                         # each tree's level tables: its largest code + 1
-        b = int(np.searchsorted(first, number[t], side="right")) - 1   # the tree of node t
-        widths[b] = max(widths[b], max(c, default=-1) + 1)
+    np.maximum.at(widths, np.searchsorted(first, number[used], side="right") - 1, needed)   # each tree's tables: its largest
     trees = []
     for b, (a, z) in enumerate(zip(first[:-1], first[1:])):
         feature, threshold, is_categorical, left_levels, right_levels, *rest = (r[a:z] for r in rows)
@@ -313,6 +311,17 @@ def _assemble_trees(nodes, numeric, categorical, surrogates, n_levels=0):
         trees.append(Tree(left[a:z], right[a:z], feature, threshold, is_categorical, left_levels[:, :widths[b]],
                           right_levels[:, :widths[b]], *rest, table))
     return trees
+
+def _level_widths(categorical, surrogates):
+    "The nodes whose categorical rules or surrogates name level codes, and for each the largest code it names + 1."
+    used, needed = [np.zeros(0, np.intp)], [np.zeros(0, np.intp)]
+    for nodes, _, left, right, _ in categorical:
+        named = left | right
+        used.append(nodes)
+        needed.append(np.where(named.any(axis=1), named.shape[1] - np.argmax(named[:, ::-1], axis=1), 0))
+    for t, node in (surrogates or {}).items():
+        used.append(np.array([t])); needed.append(np.array([max((c + 1 for s in node for c in (*s.left_levels, *s.right_levels)), default=0)]))
+    return np.concatenate(used), np.concatenate(needed)
 
 def _in_preorder(chunks, number):
     "The rows of `chunks` (a list, in the order written) each put at its node's pre-order `number`: one array, no concatenated copy, and each chunk taken off the list once copied, so that its memory is freed (a many-class tree's values are large: they are not held twice)."
@@ -335,7 +344,7 @@ class TreeBuilder:
     def __init__(self):
         self._nodes = []          # chunks of (parent, is_left, value, impurity, n_samples, weight)
         self._numeric = []        # chunks of (node, feature, threshold, default_left)
-        self._categorical = []    # (node, feature, left codes, right codes, default_left)
+        self._categorical = []    # chunks of (node, feature, left table, right table, default_left), a node a row
         self._surrogates = None   # {node: [SurrogateSplit, ...]} once a node has surrogates
         self.node_count = 0
 
@@ -364,7 +373,14 @@ class TreeBuilder:
             raise ValueError("the split's default_left is None (its node had no missing value in its feature): decide the side "
                              "with default_side(n_left, n_right), the children's sample counts, before writing it")
         if isinstance(split, Split): self.split_nodes([node], [split.feature], [split.threshold], [split.default_left])
-        else: self._categorical.append((node, split.feature, sorted(split.left_levels), sorted(split.right_levels), split.default_left))
+        else:
+            left, right = level_tables(split.left_levels, split.right_levels)
+            self.split_nodes_by_levels([node], [split.feature], left[None], right[None], [split.default_left])
+
+    def split_nodes_by_levels(self, nodes, feature, left_levels, right_levels, default_left):
+        "Give many nodes categorical splits at once: node `nodes[i]` sends the codes c with `left_levels[i, c]` left, those with `right_levels[i, c]` right, any other value (NaN, a code in neither table) left where `default_left[i]`."
+        self._categorical.append((np.asarray(nodes, np.intp), np.asarray(feature, np.intp), np.asarray(left_levels, bool),
+                                  np.asarray(right_levels, bool), np.asarray(default_left, bool)))
 
     def add_surrogates(self, node, surrogates):
         "Record the surrogate splits of split node `node` (chapter 14): a list of `SurrogateSplit`, best first."

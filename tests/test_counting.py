@@ -249,3 +249,64 @@ def test_counting_grows_the_fast_forest(criterion, n_classes):
     forests = [grow_trees(X, y, criterion, weights, n_classes=n_classes, max_features=4, random_states=[1, 2, 3, 4], tuning=t)
                for t in (FAST, COUNTING)]
     for a, b in zip(*forests): assert tree_differences(a, b) == []
+
+
+# Chapter 11's search of categorical columns at every node of a depth (`levels_search`, in `COUNTED_LEVELS`) against
+# chapter 8's node-by-node `categorical_column_split` (the `FAST` tuning): the same tree, array for array.
+from climbing_trees.counting import COUNTED_LEVELS, levels_search
+from climbing_trees.fast import FAST
+from climbing_trees.levelwise import grow_levelwise
+from climbing_trees.tree import tree_differences
+
+
+def level_table(seed):
+    "A random table: 1 to 3 categorical columns of 2 to 11 levels beside a numeric one, NaN in some, a target and weights of a random kind, and the growth's options."
+    rng = np.random.default_rng(seed)
+    n, levels, n_cat = int(rng.integers(5, 400)), int(rng.integers(2, 12)), int(rng.integers(1, 4))
+    X = rng.integers(0, levels, size=(n, n_cat + 1)).astype(float)
+    X[:, -1] = rng.normal(size=n).round(1)
+    if rng.random() < 0.4: X[rng.random(size=X.shape) < 0.1] = np.nan
+    criterion = str(rng.choice(["squared_error", "poisson", "gini", "entropy"]))
+    n_classes = None
+    if criterion in ("gini", "entropy"):
+        n_classes = int(rng.integers(2, 4)); y = rng.integers(0, n_classes, size=n)
+    else:
+        y = rng.poisson(1.0, size=n).astype(float) if rng.random() < 0.7 else rng.normal(size=n)
+        if criterion == "poisson": y = np.abs(y)
+    r, w = rng.random(), None
+    if r < 0.3: w = rng.integers(0, 3, size=n).astype(float)          # whole numbers, zeros among them
+    elif r < 0.5: w = rng.random(n)
+    if w is not None and w.sum() == 0: w[0] = 1.0
+    options = dict(categorical=list(range(n_cat)), min_samples_leaf=int(rng.integers(1, 4)))
+    if rng.random() < 0.2: options["min_weight_leaf"] = 0.5
+    if rng.random() < 0.3: options["max_depth"] = 3
+    if rng.random() < 0.2: options.update(max_features=1, random_state=int(rng.integers(100)))
+    return X, y, criterion, w, n_classes, options
+
+
+@pytest.mark.parametrize("seed", range(300))
+def test_levels_at_once_grow_the_node_by_node_tree(seed):
+    X, y, criterion, w, n_classes, options = level_table(seed)
+    trees = [grow_levelwise(X, y, criterion, w, n_classes, tuning=t, **options) for t in (FAST, COUNTED_LEVELS)]
+    assert tree_differences(*trees) == []
+
+
+def test_levels_at_once_search_through_the_estimators_and_forests():
+    from climbing_trees.estimators import DecisionTreeRegressor
+    from climbing_trees.forests import RandomForestClassifier
+    X, y, *_ = level_table(7)
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 6, size=(300, 3)).astype(float); y = X[:, 0] + rng.normal(size=300)
+    tree = DecisionTreeRegressor(categorical_features=[0, 1, 2], random_state=0).fit(X, y)
+    assert tree.tree_.categorical.any()
+    forest = RandomForestClassifier(n_estimators=5, categorical_features=[0, 1], random_state=0).fit(X, (y > 2).astype(int))
+    assert all(e.tree_.categorical.any() for e in forest.estimators_)
+
+
+def test_levels_search_does_not_apply_without_sums():
+    from climbing_trees.growth import plan_growth
+    from climbing_trees.levelwise import Growth
+    X = np.array([[0.0], [1.0], [2.0], [1.0]]); y = np.array([1.0, 2.0, 3.0, 2.5])
+    _, _, w, plan = plan_growth(X, y, "absolute_error", None, None, categorical=[0])
+    from dataclasses import replace
+    assert levels_search(Growth(replace(plan, tuning=COUNTED_LEVELS), X, y, w)) is None   # absolute error: node by node
