@@ -20,10 +20,10 @@ from .categorical import (CategoricalSplit, MISSING_LEVEL, categorical_column_sp
 from .levelwise import NodeSplits
 
 # %% auto #0
-__all__ = ['BLOCK_KEYS', 'SPARSE_BELOW', 'LEVELS_PER_ROW', 'COUNTED_LEVELS', 'COUNT_BINS_PER_ROW', 'COUNT_FROM_ENTRIES',
-           'COUNTING', 'counted_split_curve', 'counted_column_split', 'value_codes', 'Histograms', 'count_histograms',
-           'cumulative_values', 'histogram_splits', 'depth_histogram_splits', 'recentre', 'subtract_siblings',
-           'levels_search', 'counting_search']
+__all__ = ['BLOCK_KEYS', 'SPARSE_BELOW', 'LEVEL_BINS', 'LEVELS_PER_ROW', 'COUNTED_LEVELS', 'COUNT_BINS_PER_ROW',
+           'COUNT_FROM_ENTRIES', 'COUNTING', 'counted_split_curve', 'counted_column_split', 'value_codes', 'Histograms',
+           'count_histograms', 'cumulative_values', 'histogram_splits', 'depth_histogram_splits', 'recentre',
+           'subtract_siblings', 'levels_search', 'counting_search']
 
 # %% ../nbs/11_counting.ipynb #cea47ef4
 def counted_split_curve(x, y, sample_weight, criterion, n_classes=None, min_samples_leaf=1, min_weight_leaf=0.0):
@@ -231,7 +231,8 @@ def subtract_siblings(parent, split, child_counts, codes, node, row_stats, width
     return Histograms(counts, sums, positive_counts)
 
 # %% ../nbs/11_counting.ipynb #2eaaa712
-LEVELS_PER_ROW = 4    # a depth's categorical columns are searched at once while levels x nodes is at most this many per row
+LEVEL_BINS = 2 ** 18   # a depth's categorical columns are searched at once a block of about this many (column, node, level) bins at a time...
+LEVELS_PER_ROW = 16    # ... while a column's levels x nodes is at most this many per row of the depth (else node by node)
 
 def levels_search(g):
     "Chapter 8's `Tuning.levels` for growth `g`: `search(features, orders, counts, searched, frontier, node_stats, units)`, which returns the `NodeSplits` (with their tables) of the plan's categorical columns among `features`, every node of the depth at once, the splits of chapter 6's `categorical_column_split` node for node; None where it does not apply (no orders kept, a criterion without sums, several outputs)."
@@ -250,72 +251,93 @@ def levels_search(g):
                  **({"min_weight_leaf": g.rules.min_weight_leaf} if g.rules.min_weight_leaf > 0 else {}))
 
     def search(features, orders, counts, searched, frontier, node_stats, units):
-        js = [j for j in features if j in column_row]
-        n_nodes = len(counts)
+        js, n_nodes = [j for j in features if j in column_row], len(counts)
         if not js or width * n_nodes > LEVELS_PER_ROW * orders.shape[1] + 2 ** 12: return {}   # node by node
         node.fill(-1)
         node[orders[0]] = np.repeat(np.arange(n_nodes), counts)
-        at = [column_row[j] for j in js]
+        block = max(1, LEVEL_BINS // (width * n_nodes))                    # columns a block
+        return {j: splits for lo in range(0, len(js), block)
+                for j, splits in search_block(js[lo:lo + block], orders, counts, searched, frontier, node_stats, units).items()}
+
+    def search_block(js, orders, counts, searched, frontier, node_stats, units):
+        n_nodes, at = len(counts), [column_row[j] for j in js]
         if g.class_sums:                                                   # as `counting_search` counts classes
             frontier = frontier._replace(totals=node_stats[:g.crit.proxy_statistics])
             hist = count_histograms(codes[at], node, n_nodes, width, positive=positive,
                                     classes=(g.y, g.n_classes, None if g.unit_weights else g.w, frontier.weights_are_one))
-        else: hist = count_histograms(codes[at], node, n_nodes, width, g.swept_stats(frontier), positive=positive)
-        level_last = lambda a: np.moveaxis(a, 0, -1)                       # (C, D, L): one row of levels per (column, node)
-        n_level = level_last(hist.counts)
-        weighted = n_level > 0 if hist.positive is None else level_last(hist.positive) > 0
-        given = np.moveaxis(hist.sums, 0, 2)                               # (C, D, L, S): the statistics the sweep is given
+        else:                                                              # the statistics, and for regression the raw w y
+            stats = g.swept_stats(frontier)
+            hist = count_histograms(codes[at], node, n_nodes, width, stats if classes else np.concatenate([stats, wy]),
+                                    positive=positive)
+            if not classes: hist, raw = hist._replace(sums=hist.sums[..., :len(stats)]), hist.sums[..., len(stats)]
+        by_pair = lambda a: np.moveaxis(a, 0, 2).reshape((len(js) * n_nodes, width) + a.shape[3:])   # (column, node) rows
+        n_level = by_pair(hist.counts)
+        weighted = n_level > 0 if hist.positive is None else by_pair(hist.positive) > 0
+        k = weighted.sum(axis=-1)
+        pairs = np.flatnonzero((k >= 2) & (searched[js] & frontier.searchable).reshape(-1))   # the pairs with a partition
+        node_of = pairs % n_nodes
+        n_level, weighted, k = n_level[pairs], weighted[pairs], k[pairs]
+        given = by_pair(hist.sums)[pairs]                                  # (P, L, S): the statistics the sweep is given
         S = np.moveaxis(_left_sums(np.moveaxis(given, -1, 0), n_level, frontier.weights_are_one, g.crit), 0, -1)
-        k, n_weightless = weighted.sum(axis=-1), np.where(weighted, 0, n_level).sum(axis=-1)
+        n_weightless = np.where(weighted, 0, n_level).sum(axis=-1)
         with np.errstate(divide="ignore", invalid="ignore"):
             if classes:                                                    # the proportion of the last class present
-                present = S.sum(axis=2) > 0
+                present = S.sum(axis=1) > 0
                 one_by_one = present.sum(axis=-1) > 2                      # more classes: chapter 6's searches, node by node
-                top = np.broadcast_to((g.n_classes - 1 - np.argmax(present[..., ::-1], axis=-1))[..., None, None], S.shape[:-1] + (1,))
-                response = np.take_along_axis(S, top, axis=-1)[..., 0] / g.crit.weight(S)
+                top = g.n_classes - 1 - np.argmax(present[:, ::-1], axis=-1)
+                response = S[np.arange(len(pairs)), :, top] / g.crit.weight(S)
             else:
-                raw = level_last(count_histograms(codes[at], node, n_nodes, width, wy).sums[..., 0])
+                raw = by_pair(raw)[pairs]
                 response = raw / g.crit.weight(S)                          # sum w y / sum w: chapter 6's `means`
                 one_by_one = (isinstance(g.crit, Poisson) & weighted & (raw <= 0)).any(axis=-1)   # levels of zeros
         order = np.argsort(np.where(weighted, response, np.inf), axis=-1, kind="stable")   # ties by code; weightless last
         rank = np.empty_like(order)
         np.put_along_axis(rank, order, np.arange(width), axis=-1)
         n_left = np.cumsum(np.take_along_axis(np.where(weighted, n_level, 0), order, axis=-1), axis=-1)
-        summed = np.cumsum(np.take_along_axis(given, order[..., None], axis=2), axis=2)   # prefix m: the first m + 1 levels
+        summed = np.cumsum(np.take_along_axis(given, order[..., None], axis=1), axis=1)   # prefix m: the first m + 1 levels
         left = np.moveaxis(_left_sums(np.moveaxis(summed, -1, 0), n_left, frontier.weights_are_one, g.crit), 0, -1)
-        w_left, w_right = g.crit.weight(left), g.crit.weight(left[..., -1:, :] - left)
+        w_left, w_right = g.crit.weight(left), g.crit.weight(left[:, -1:] - left)
         size = np.arange(1, width + 1)                                     # levels sent left by each prefix
-        first = np.argmax(weighted, axis=-1)[..., None]                    # the smallest code of positive weight
-        heavier = _left_is_heavier(w_left, w_right, np.take_along_axis(rank, first, axis=-1) < size)
-        default_left = np.where(weighted[..., -1:], rank[..., -1:] < size, heavier)   # the missing level's side, if any
-        n_l = n_left + n_weightless[..., None] * default_left             # weightless levels follow the default side
-        n_r = n_left[..., -1:] - n_left + n_weightless[..., None] * ~default_left
-        ok = ((size < k[..., None]) & (searched[js] & frontier.searchable)[..., None]
-              & admissible_cuts(n_l, n_r, size, k[..., None] - size, frontier.min_samples_leaf, w_left, w_right,
-                                frontier.min_weight_leaf))
+        first = np.argmax(weighted, axis=-1)[:, None]                      # the smallest code of positive weight
+        first_left = np.take_along_axis(rank, first, axis=-1) < size
+        missing = weighted[:, -1:]                                         # the missing level has weight: its side
+        default_left = np.where(missing, rank[:, -1:] < size, _left_is_heavier(w_left, w_right, first_left))
+        n_l = n_left + n_weightless[:, None] * default_left                # weightless levels follow the default side
+        n_r = n_left[:, -1:] - n_left + n_weightless[:, None] * ~default_left
+        ok = (size < k[:, None]) & admissible_cuts(n_l, n_r, size, k[:, None] - size, frontier.min_samples_leaf,
+                                                   w_left, w_right, frontier.min_weight_leaf)
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            proxy = _proxies(summed, n_l, n_r, ok, frontier.totals.T[:, None], frontier, g.crit)   # (C, D, L)
+            proxy = _proxies(summed, n_l, n_r, ok, frontier.totals.T[node_of][:, None], frontier, g.crit)   # (P, L)
             lowest = proxy.min(axis=-1)
-            prefix = np.argmax(ties_with_best(proxy, lowest[..., None], (frontier.impurity * frontier.weight)[:, None]), axis=-1)
-            impurity = np.where(np.isfinite(lowest), np.maximum((frontier.constant + lowest) / frontier.weight, 0.0) * units, np.inf)
-        sent_left = (rank <= prefix[..., None]) & weighted
-        sent_left ^= weighted & ~np.take_along_axis(sent_left, first, axis=-1)   # the smallest code on the left (chapter 6)
-        weight_of = lambda mask: g.crit.weight(np.where(mask[..., None], S, 0).sum(axis=2))
-        default = np.where(weighted[..., -1], sent_left[..., -1], _left_is_heavier(weight_of(sent_left), weight_of(weighted & ~sent_left), True))
-        left_tables, right_tables = sent_left[..., :-1], (weighted & ~sent_left)[..., :-1]
-        found = {}
-        for i, j in enumerate(js):
-            for f in np.flatnonzero(one_by_one[i] & searched[j] & frontier.searchable & (k[i] >= 2)).tolist():
-                rows = orders[j, frontier.starts[f]:frontier.starts[f] + counts[f]]
-                split = categorical_column_split(g.X[rows, j], g.y[rows], g.w[rows], g.criterion, g.n_classes, **rules)
-                impurity[i, f] = np.inf if split is None else split.impurity
-                if split is not None:
-                    left_tables[i, f], right_tables[i, f] = False, False
-                    left_tables[i, f, list(split.left_levels)], right_tables[i, f, list(split.right_levels)] = True, True
-                    default[i, f] = split.default_left
-            found[j] = NodeSplits(impurity[i], partial(_level_split, left_tables[i], right_tables[i], default[i], impurity[i]),
-                                  (left_tables[i], right_tables[i], default[i]))
-        return found
+            scale = (frontier.impurity * frontier.weight)[node_of]
+            prefix = np.argmax(ties_with_best(proxy, lowest[:, None], scale[:, None]), axis=-1)
+            units_of = np.broadcast_to(units, (n_nodes,))[node_of]
+            value = np.maximum((frontier.constant[node_of] + lowest) / frontier.weight[node_of], 0.0) * units_of
+        sent_left = (rank <= prefix[:, None]) & weighted
+        flip = ~np.take_along_axis(first_left, prefix[:, None], axis=-1)[:, 0]   # the smallest code goes left (chapter 6)
+        sent_left[flip] ^= weighted[flip]
+        chosen = lambda a: np.take_along_axis(a, prefix[:, None], axis=-1)[:, 0]
+        w_sent_left = np.where(flip, chosen(w_right), chosen(w_left))
+        w_sent_right = np.where(flip, chosen(w_left), chosen(w_right))
+        default = np.where(missing[:, 0], sent_left[:, -1], _left_is_heavier(w_sent_left, w_sent_right, True))
+        impurity = np.full(len(js) * n_nodes, np.inf)
+        impurity[pairs] = np.where(np.isfinite(lowest), value, np.inf)
+        left_tables, right_tables = np.zeros((2, len(js) * n_nodes, width - 1), dtype=bool)
+        left_tables[pairs], right_tables[pairs] = sent_left[:, :-1], (weighted & ~sent_left)[:, :-1]
+        defaults = np.zeros(len(js) * n_nodes, dtype=bool)
+        defaults[pairs] = default
+        for p in pairs[one_by_one].tolist():                               # chapter 6's own search, with the node's rows
+            i, f = divmod(p, n_nodes)
+            rows = orders[js[i], frontier.starts[f]:frontier.starts[f] + counts[f]]
+            split = categorical_column_split(g.X[rows, js[i]], g.y[rows], g.w[rows], g.criterion, g.n_classes, **rules)
+            impurity[p], left_tables[p], right_tables[p] = np.inf if split is None else split.impurity, False, False
+            if split is not None:
+                left_tables[p, list(split.left_levels)], right_tables[p, list(split.right_levels)] = True, True
+                defaults[p] = split.default_left
+        shaped = lambda a: a.reshape((len(js), n_nodes) + a.shape[1:])
+        impurity, left_tables, right_tables, defaults = map(shaped, (impurity, left_tables, right_tables, defaults))
+        return {j: NodeSplits(impurity[i], partial(_level_split, left_tables[i], right_tables[i], defaults[i], impurity[i]),
+                              (left_tables[i], right_tables[i], defaults[i])) for i, j in enumerate(js)}
     return search
 
 def _level_split(left, right, default, impurity, f):
