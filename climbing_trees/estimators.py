@@ -22,7 +22,7 @@ from .growth import GrowthPlan, StoppingRules, check_regression_target, grow_tre
 from .criteria import COLUMN_SEARCHES
 from .categorical import CategoryEncoder, UNKNOWN_LEVELS, column_searches
 from .levelwise import check_monotonic_cst, grow_levelwise_from_plan
-from .counting import COUNTED_LEVELS
+from .counting import COUNTED_LEVELS, COUNTING, fit_binning, unbin_tree
 from .inference import apply as apply_tree, decision_path as tree_decision_path, feature_importances
 from .pruning import cost_complexity_path, prune
 from .missing import grow_surrogate_from_plan
@@ -131,6 +131,9 @@ def check_tree_params(estimator, criteria, other_criteria=(), other_estimator="t
     check_parameter("missing", p.missing, _choice(p.missing, MISSING_STRATEGIES),
              "'direction' (each split learns a side for missing values), 'surrogate' (rpart's surrogate splits) or 'error'")
     check_parameter("max_surrogates", p.max_surrogates, is_integer(p.max_surrogates) and p.max_surrogates >= 0, "an integer >= 0")
+    if hasattr(p, "max_bins"):
+        check_parameter("max_bins", p.max_bins, p.max_bins is None or is_integer(p.max_bins) and 2 <= p.max_bins <= 2 ** 16,
+                        "None (the exact search) or an integer from 2 to 65536 (scikit-learn's HistGradientBoosting takes at most 255)")
     check_parameter("handle_unknown", p.handle_unknown, _choice(p.handle_unknown, UNKNOWN_LEVELS), "'warn' (a level never seen "
                     "in fit is routed as a missing value, and a warning says so), 'ignore' (the same, silently) or 'error'")
     if p.splitter == "random" and p.algorithm != "levelwise" and p.missing != "surrogate":   # refused before any data
@@ -176,7 +179,9 @@ def resolve_plan(estimator, n_samples, n_features, total_weight, n_classes, cate
     if np.ndim(n_classes): n_classes = tuple(int(k) for k in n_classes)    # several outputs: one count each
     plan = GrowthPlan(grown_as(estimator.criterion), n_classes, rules, None if max_features >= n_features else max_features, estimator.splitter,
                       seed, tuple(categorical), "surrogate" if estimator.missing == "surrogate" else "direction",
-                      estimator.max_surrogates, COUNTED_LEVELS,            # chapters 10 and 11's faster paths: the same tree, sooner
+                      estimator.max_surrogates,
+                      COUNTING if getattr(estimator, "max_bins", None) else COUNTED_LEVELS,   # chapters 10 and 11's paths (binned
+                                                                           # columns: counted), the same tree sooner
                       check_monotonic_cst(getattr(estimator, "monotonic_cst", None), n_features, n_classes, categorical,
                                           n_outputs),                          # scikit-learn's checks and messages
                       n_outputs)                                           # several outputs: one tree for all (chapter 5's MultiOutput)
@@ -357,10 +362,13 @@ def _validate_X_predict(self, X):
 # %% ../nbs/15_estimators.ipynb #8d2c5733
 @patch_to(BaseDecisionTree)
 def _grow(self, X, y, w, n_classes):
-    "Resolve the parameters against the data into a `GrowthPlan`, grow `tree_` by it, and prune it at `ccp_alpha` (chapter 13)."
+    "Resolve the parameters against the data into a `GrowthPlan`, grow `tree_` by it (on chapter 11's bins if `max_bins`), and prune it at `ccp_alpha` (chapter 13)."
     plan, self.max_features_ = resolve_plan(self, len(y), X.shape[1], w.sum(), n_classes, np.flatnonzero(self.is_categorical_),
                                             grower_seed(self.random_state))
-    grown = grow_by_plan(plan, X, y, w, self.algorithm)
+    binning = (None if self.max_bins is None else                           # chapter 11's bins of the numeric columns
+               fit_binning(X if (w > 0).all() else X[w > 0], self.max_bins, np.flatnonzero(~self.is_categorical_), random_state=self.random_state))
+    grown = grow_by_plan(plan, X if binning is None else binning.codes(X), y, w, self.algorithm)
+    if binning is not None: grown = unbin_tree(grown, binning)              # thresholds on X's scale: predict needs no bins
     self._install(prune(grown, self.ccp_alpha) if self.ccp_alpha > 0 else grown)
 
 def grow_by_plan(plan, X, y, w, algorithm=DEFAULT_ALGORITHM):
@@ -463,12 +471,12 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
     def __init__(self, criterion="gini", splitter="best", max_depth=None, min_samples_split=2, min_samples_leaf=1,
                  min_weight_fraction_leaf=0.0, max_features=None, random_state=None, max_leaf_nodes=None, min_impurity_decrease=0.0,
                  class_weight=None, ccp_alpha=0.0, monotonic_cst=None, categorical_features="auto", handle_unknown="warn",
-                 missing="direction", max_surrogates=5, algorithm=DEFAULT_ALGORITHM):
+                 missing="direction", max_surrogates=5, algorithm=DEFAULT_ALGORITHM, max_bins=None):
         self.criterion, self.splitter, self.max_depth, self.min_samples_split = criterion, splitter, max_depth, min_samples_split
         self.min_samples_leaf, self.min_weight_fraction_leaf, self.max_features = min_samples_leaf, min_weight_fraction_leaf, max_features
         self.random_state, self.max_leaf_nodes, self.min_impurity_decrease = random_state, max_leaf_nodes, min_impurity_decrease
         self.class_weight, self.ccp_alpha, self.categorical_features, self.algorithm = class_weight, ccp_alpha, categorical_features, algorithm
-        self.handle_unknown, self.missing, self.max_surrogates = handle_unknown, missing, max_surrogates
+        self.handle_unknown, self.missing, self.max_surrogates, self.max_bins = handle_unknown, missing, max_surrogates, max_bins
         self.monotonic_cst = monotonic_cst
 
     def fit(self, X, y, sample_weight=None):
@@ -512,12 +520,12 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
     def __init__(self, criterion="squared_error", splitter="best", max_depth=None, min_samples_split=2, min_samples_leaf=1,
                  min_weight_fraction_leaf=0.0, max_features=None, random_state=None, max_leaf_nodes=None, min_impurity_decrease=0.0,
                  ccp_alpha=0.0, monotonic_cst=None, categorical_features="auto", handle_unknown="warn", missing="direction",
-                 max_surrogates=5, algorithm=DEFAULT_ALGORITHM):
+                 max_surrogates=5, algorithm=DEFAULT_ALGORITHM, max_bins=None):
         self.criterion, self.splitter, self.max_depth, self.min_samples_split = stored_criterion(criterion), splitter, max_depth, min_samples_split
         self.min_samples_leaf, self.min_weight_fraction_leaf, self.max_features = min_samples_leaf, min_weight_fraction_leaf, max_features
         self.random_state, self.max_leaf_nodes, self.min_impurity_decrease = random_state, max_leaf_nodes, min_impurity_decrease
         self.ccp_alpha, self.categorical_features, self.algorithm = ccp_alpha, categorical_features, algorithm
-        self.handle_unknown, self.missing, self.max_surrogates = handle_unknown, missing, max_surrogates
+        self.handle_unknown, self.missing, self.max_surrogates, self.max_bins = handle_unknown, missing, max_surrogates, max_bins
         self.monotonic_cst = monotonic_cst
 
     def fit(self, X, y, sample_weight=None):

@@ -310,3 +310,52 @@ def test_levels_search_does_not_apply_without_sums():
     _, _, w, plan = plan_growth(X, y, "absolute_error", None, None, categorical=[0])
     from dataclasses import replace
     assert levels_search(Growth(replace(plan, tuning=COUNTED_LEVELS), X, y, w)) is None   # absolute error: node by node
+
+
+# Chapter 11's binning (`max_bins`) through the estimators: exact where it loses nothing, close where it does.
+from climbing_trees.counting import MAX_BINS, bin_thresholds, fit_binning
+
+
+def test_bin_thresholds_are_scikit_learns():
+    from sklearn.ensemble._hist_gradient_boosting.binning import _find_binning_thresholds
+    rng = np.random.default_rng(0)
+    for x in [rng.normal(size=5000), np.round(rng.normal(size=5000), 1), np.r_[rng.normal(size=3000), [np.nan] * 40],
+              rng.integers(0, 300, 4000).astype(float)]:
+        for max_bins in (2, 16, 255):
+            np.testing.assert_allclose(bin_thresholds(x, max_bins), _find_binning_thresholds(x, max_bins), rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("kind", ["classifier", "regressor", "nan", "surrogate"])
+def test_max_bins_loses_nothing_on_few_values(kind):
+    from sklearn.datasets import load_digits
+    from climbing_trees.estimators import DecisionTreeClassifier, DecisionTreeRegressor
+    rng = np.random.default_rng(1)
+    X, y = load_digits(return_X_y=True)
+    if kind in ("nan", "surrogate"): X = np.where(rng.random(X.shape) < 0.05, np.nan, X)
+    options = dict(missing="surrogate", max_depth=6) if kind == "surrogate" else {}
+    Model = DecisionTreeRegressor if kind == "regressor" else DecisionTreeClassifier
+    exact, binned = (Model(random_state=0, max_bins=b, **options).fit(X, y) for b in (None, 255))
+    assert binned.tree_.node_count == exact.tree_.node_count
+    np.testing.assert_array_equal(binned.apply(X), exact.apply(X))
+    np.testing.assert_array_equal(binned.tree_.feature, exact.tree_.feature)
+    np.testing.assert_array_equal(binned.predict(X), exact.predict(X))
+
+
+def test_max_bins_on_continuous_columns_stays_close():
+    from sklearn.datasets import make_classification
+    from climbing_trees.estimators import DecisionTreeClassifier
+    X, y = make_classification(30_000, 8, n_informative=5, random_state=0)
+    scores = [DecisionTreeClassifier(random_state=0, max_bins=b).fit(X[:20_000], y[:20_000]).score(X[20_000:], y[20_000:])
+              for b in (None, 255, 16)]
+    assert abs(scores[1] - scores[0]) < 0.02 and scores[2] < scores[0] + 0.02
+    few = DecisionTreeClassifier(max_bins=4, random_state=0).fit(X, y)
+    assert all(len(np.unique(few.tree_.threshold[few.tree_.feature == j])) <= 3 for j in range(8))   # 3 edges a column
+
+
+@pytest.mark.parametrize("bad", [1, 256.0, 2 ** 17, "255", True])
+def test_max_bins_refuses_what_is_not_a_number_of_bins(bad):
+    from climbing_trees.estimators import DecisionTreeClassifier
+    with pytest.raises((ValueError, TypeError), match="max_bins"):
+        DecisionTreeClassifier(max_bins=bad).fit(np.eye(4), [0, 1, 0, 1])
+    with pytest.raises(ValueError, match="max_bins"):
+        fit_binning(np.eye(4), bad)

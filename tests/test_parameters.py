@@ -30,7 +30,7 @@ from climbing_trees.selection import cv_alpha_table
 X_BC, Y_BC = load_breast_cancer(return_X_y=True)
 X_DIA, Y_DIA = load_diabetes(return_X_y=True)
 C, R = DecisionTreeClassifier, DecisionTreeRegressor
-OURS_ONLY = ["categorical_features", "handle_unknown", "missing", "max_surrogates", "algorithm"]
+OURS_ONLY = ["categorical_features", "handle_unknown", "missing", "max_surrogates", "algorithm", "max_bins"]
 
 
 # -- scikit-learn's test suite, with random features and with class weights
