@@ -359,29 +359,37 @@ def counting_search(g):
     t = g.tuning                                                               # its thresholds: COUNTING's, below
     if (not g.sorted or g.splitter != "best" or len(g.missing_columns) or not g.additive or g.children_rule
             or g.plan.n_outputs > 1 or g.n_samples * g.n_features < t.counting_from): return None
-    codes = g.ranks if g.ranks is not None else dense_ranks(g.X, g.orders) if len(g.roots) == 1 else None
-    if codes is None: return None                                              # past 2**16 values a column: no ranks
-    n_values = codes.max(axis=1, initial=0).astype(np.intp) + 1
+    if g.ranks is None and len(g.roots) > 1: return None                       # several trees: no codes of their own
+    codes, n_values = None, None                                               # made at the first depth that counts
     positive = None if g.positive is None else g.positive.astype(bool)
     node = np.empty(len(g.y), dtype=np.intp)                                   # each row's frontier node, remade a depth
 
     def search(swept, orders, counts, frontier, node_stats, units, best, where):
+        nonlocal codes, n_values
         n_nodes, n = len(counts), orders.shape[1]
+        if n_nodes > t.counting_bins_per_row * n or len(swept) * n < t.counting_from: return swept   # no column could count
+        if codes is None:
+            codes = g.ranks if g.ranks is not None else dense_ranks(g.X, g.orders)
+            n_values = None if codes is None else codes.max(axis=1, initial=0).astype(np.intp) + 1
+        if codes is None: return swept                                          # past 2**16 values a column: no ranks
         few = n_values[swept] * n_nodes <= t.counting_bins_per_row * n        # bins per row of the depth
         if not few.any() or np.count_nonzero(few) * n < t.counting_from: return swept
         counted, width = swept[few], int(n_values[swept[few]].max())
         node.fill(-1)
         node[orders[0]] = np.repeat(np.arange(n_nodes), counts)
-        if g.class_sums:                                                       # classes: one (key, class) bincount, and
-            frontier = frontier._replace(totals=node_stats[:g.crit.proxy_statistics])   # the totals the proxies read
-            hist = count_histograms(codes[counted], node, n_nodes, width, positive=positive,
-                                    classes=(g.y, g.n_classes, None if g.unit_weights else g.w, frontier.weights_are_one))
-        else: hist = count_histograms(codes[counted], node, n_nodes, width, g.swept_stats(frontier), positive=positive)
-        lowest, code = histogram_splits(hist, frontier, g.crit)
-        n_left = cumulative_values(hist.counts)                                # rows up to each value, per (column, node)
-        last = n_left[code, np.arange(len(counted))[:, None], np.arange(n_nodes)] - 1
-        best[counted] = np.where(np.isfinite(lowest), lowest * units, np.inf)
-        where[counted] = frontier.starts + last                                # the sweep's last left position
+        if g.class_sums: frontier = frontier._replace(totals=node_stats[:g.crit.proxy_statistics])   # the totals the proxies read
+        block = max(1, int(t.counting_bins_per_row * n) // (width * n_nodes))  # columns a block: all its bins <= a quarter a row
+        for lo in range(0, len(counted), block):                               # (the histograms' memory stays below the rows')
+            part = counted[lo:lo + block]
+            if g.class_sums:                                                   # classes: one (key, class) bincount
+                hist = count_histograms(codes[part], node, n_nodes, width, positive=positive,
+                                        classes=(g.y, g.n_classes, None if g.unit_weights else g.w, frontier.weights_are_one))
+            else: hist = count_histograms(codes[part], node, n_nodes, width, g.swept_stats(frontier), positive=positive)
+            lowest, code = histogram_splits(hist, frontier, g.crit)
+            n_left = cumulative_values(hist.counts)                            # rows up to each value, per (column, node)
+            last = n_left[code, np.arange(len(part))[:, None], np.arange(n_nodes)] - 1
+            best[part] = np.where(np.isfinite(lowest), lowest * units, np.inf)
+            where[part] = frontier.starts + last                               # the sweep's last left position
         return swept[~few]
     return search
 
@@ -408,8 +416,8 @@ class Binning(NamedTuple):
     thresholds: tuple
 
     def codes(self, X):
-        "A copy of `X` with each binned column replaced by its bin numbers, as floats (the grower's `X`); NaN stays NaN."
-        out = np.array(X, dtype=float)
+        "A copy of `X` with each binned column replaced by its bin numbers, as float32 (the grower's `X`, half the memory of float64 and exact up to 2**24 bins); NaN stays NaN."
+        out = np.array(X, dtype=np.float32)
         for j, t in enumerate(self.thresholds):
             if t is None: continue
             known = ~np.isnan(out[:, j])
