@@ -23,10 +23,10 @@ from sklearn.utils import check_random_state
 
 # %% auto #0
 __all__ = ['BLOCK_KEYS', 'SPARSE_BELOW', 'LEVEL_BINS', 'LEVELS_PER_ROW', 'COUNTED_LEVELS', 'COUNT_BINS_PER_ROW',
-           'COUNT_FROM_ENTRIES', 'COUNTING', 'MAX_BINS', 'BINNING_SUBSAMPLE', 'ALMOST_INF', 'counted_split_curve',
-           'counted_column_split', 'value_codes', 'Histograms', 'count_histograms', 'cumulative_values',
-           'histogram_splits', 'depth_histogram_splits', 'recentre', 'subtract_siblings', 'levels_search',
-           'counting_search', 'bin_thresholds', 'Binning', 'fit_binning', 'unbin_tree']
+           'COUNT_FROM_ENTRIES', 'COUNT_BLOCK_BINS', 'COUNTING', 'MAX_BINS', 'BINNING_SUBSAMPLE', 'ALMOST_INF',
+           'counted_split_curve', 'counted_column_split', 'value_codes', 'Histograms', 'count_histograms',
+           'cumulative_values', 'histogram_splits', 'depth_histogram_splits', 'recentre', 'subtract_siblings',
+           'levels_search', 'counting_search', 'bin_thresholds', 'Binning', 'fit_binning', 'unbin_tree']
 
 # %% ../nbs/11_counting.ipynb #cea47ef4
 def counted_split_curve(x, y, sample_weight, criterion, n_classes=None, min_samples_leaf=1, min_weight_leaf=0.0):
@@ -238,7 +238,7 @@ LEVEL_BINS = 2 ** 18   # a depth's categorical columns are searched at once a bl
 LEVELS_PER_ROW = 16    # ... while a column's levels x nodes is at most this many per row of the depth (else node by node)
 
 def levels_search(g):
-    "Chapter 8's `Tuning.levels` for growth `g`: `search(features, orders, counts, searched, frontier, node_stats, units)`, which returns the `NodeSplits` (with their tables) of the plan's categorical columns among `features`, every node of the depth at once, the splits of chapter 6's `categorical_column_split` node for node; None where it does not apply (no orders kept, a criterion without sums, several outputs)."
+    "Chapter 8's `Tuning.levels` for growth `g`: `search(g, features, orders, counts, searched, frontier, node_stats, units)`, which returns the `NodeSplits` (with their tables) of the plan's categorical columns among `features`, every node of the depth at once, the splits of chapter 6's `categorical_column_split` node for node; None where it does not apply (no orders kept, a criterion without sums, several outputs)."
     if not g.sorted or not g.additive or g.plan.n_outputs > 1: return None
     columns = [j for j in g.plan.categorical if g.searches.get(j) is categorical_column_split]   # not overridden
     if not columns: return None
@@ -253,16 +253,16 @@ def levels_search(g):
     rules = dict(min_samples_leaf=g.rules.min_samples_leaf,
                  **({"min_weight_leaf": g.rules.min_weight_leaf} if g.rules.min_weight_leaf > 0 else {}))
 
-    def search(features, orders, counts, searched, frontier, node_stats, units):
+    def search(g, features, orders, counts, searched, frontier, node_stats, units):   # g given, not held: no cycle
         js, n_nodes = [j for j in features if j in column_row], len(counts)
         if not js or width * n_nodes > LEVELS_PER_ROW * orders.shape[1] + 2 ** 12: return {}   # node by node
         node.fill(-1)
         node[orders[0]] = np.repeat(np.arange(n_nodes), counts)
         block = max(1, LEVEL_BINS // (width * n_nodes))                    # columns a block
         return {j: splits for lo in range(0, len(js), block)
-                for j, splits in search_block(js[lo:lo + block], orders, counts, searched, frontier, node_stats, units).items()}
+                for j, splits in search_block(g, js[lo:lo + block], orders, counts, searched, frontier, node_stats, units).items()}
 
-    def search_block(js, orders, counts, searched, frontier, node_stats, units):
+    def search_block(g, js, orders, counts, searched, frontier, node_stats, units):
         n_nodes, at = len(counts), [column_row[j] for j in js]
         if g.class_sums:                                                   # as `counting_search` counts classes
             frontier = frontier._replace(totals=node_stats[:g.crit.proxy_statistics])
@@ -353,33 +353,35 @@ COUNTED_LEVELS = replace(FAST, levels=levels_search)   # chapter 10's paths, and
 # %% ../nbs/11_counting.ipynb #cff794ad
 COUNT_BINS_PER_ROW = 0.25      # a column is counted at a depth while its bins (values x nodes) are at most this many per row there...
 COUNT_FROM_ENTRIES = 2 ** 14   # ... and the counted (row, column) entries of the depth are at least this many
+COUNT_BLOCK_BINS = 2 ** 16     # columns are counted a block at a time, of at most this many bins (or a quarter of the rows)
 
 def counting_search(g):
-    "Chapter 8's `Tuning.counting` for growth `g`: `search(swept, orders, counts, frontier, node_stats, units, best, where)`, which counts the columns of `swept` with few values at this depth, writes their i(s) and last left positions into `best` and `where` as the sweep would, and returns the columns left to sweep; None where counting does not apply (drawn thresholds, missing values, a criterion without sums or with its own rule for the children, several outputs, several trees without ranks, or too small an X)."
+    "Chapter 8's `Tuning.counting` for growth `g`: `search(g, swept, orders, counts, frontier, node_stats, units, best, where)`, which counts the columns of `swept` with few values at this depth, writes their i(s) and last left positions into `best` and `where` as the sweep would, and returns the columns left to sweep; None where counting does not apply (drawn thresholds, missing values, a criterion without sums or with its own rule for the children, several outputs, several trees without ranks, or too small an X)."
     t = g.tuning                                                               # its thresholds: COUNTING's, below
     if (not g.sorted or g.splitter != "best" or len(g.missing_columns) or not g.additive or g.children_rule
             or g.plan.n_outputs > 1 or g.n_samples * g.n_features < t.counting_from): return None
     if g.ranks is None and len(g.roots) > 1: return None                       # several trees: no codes of their own
-    codes, n_values = None, None                                               # made at the first depth that counts
+    codes, n_values = False, None                                              # made at the first depth that could count
     positive = None if g.positive is None else g.positive.astype(bool)
-    node = np.empty(len(g.y), dtype=np.intp)                                   # each row's frontier node, remade a depth
+    node = None                                                                # each row's frontier node, remade a depth
 
-    def search(swept, orders, counts, frontier, node_stats, units, best, where):
-        nonlocal codes, n_values
+    def search(g, swept, orders, counts, frontier, node_stats, units, best, where):   # g given, not held: no cycle
+        nonlocal codes, n_values, node
         n_nodes, n = len(counts), orders.shape[1]
         if n_nodes > t.counting_bins_per_row * n or len(swept) * n < t.counting_from: return swept   # no column could count
-        if codes is None:
+        if codes is False:                                                     # (None: a column has more than 2**16 values)
             codes = g.ranks if g.ranks is not None else dense_ranks(g.X, g.orders)
             n_values = None if codes is None else codes.max(axis=1, initial=0).astype(np.intp) + 1
         if codes is None: return swept                                          # past 2**16 values a column: no ranks
         few = n_values[swept] * n_nodes <= t.counting_bins_per_row * n        # bins per row of the depth
         if not few.any() or np.count_nonzero(few) * n < t.counting_from: return swept
         counted, width = swept[few], int(n_values[swept[few]].max())
+        node = np.empty(len(g.y), dtype=np.intp) if node is None else node
         node.fill(-1)
         node[orders[0]] = np.repeat(np.arange(n_nodes), counts)
         if g.class_sums: frontier = frontier._replace(totals=node_stats[:g.crit.proxy_statistics])   # the totals the proxies read
-        block = max(1, int(t.counting_bins_per_row * n) // (width * n_nodes))  # columns a block: all its bins <= a quarter a row
-        for lo in range(0, len(counted), block):                               # (the histograms' memory stays below the rows')
+        block = max(1, max(int(t.counting_bins_per_row * n), COUNT_BLOCK_BINS) // (width * n_nodes))   # columns a block: the
+        for lo in range(0, len(counted), block):                               # histograms' memory stays bounded
             part = counted[lo:lo + block]
             if g.class_sums:                                                   # classes: one (key, class) bincount
                 hist = count_histograms(codes[part], node, n_nodes, width, positive=positive,

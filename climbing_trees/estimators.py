@@ -22,7 +22,7 @@ from .growth import GrowthPlan, StoppingRules, check_regression_target, grow_tre
 from .criteria import COLUMN_SEARCHES
 from .categorical import CategoryEncoder, UNKNOWN_LEVELS, column_searches
 from .levelwise import check_monotonic_cst, grow_levelwise_from_plan
-from .counting import COUNTED_LEVELS, COUNTING, fit_binning, unbin_tree
+from .counting import COUNTING, fit_binning, unbin_tree
 from .inference import apply as apply_tree, decision_path as tree_decision_path, feature_importances
 from .pruning import cost_complexity_path, prune
 from .missing import grow_surrogate_from_plan
@@ -179,9 +179,7 @@ def resolve_plan(estimator, n_samples, n_features, total_weight, n_classes, cate
     if np.ndim(n_classes): n_classes = tuple(int(k) for k in n_classes)    # several outputs: one count each
     plan = GrowthPlan(grown_as(estimator.criterion), n_classes, rules, None if max_features >= n_features else max_features, estimator.splitter,
                       seed, tuple(categorical), "surrogate" if estimator.missing == "surrogate" else "direction",
-                      estimator.max_surrogates,
-                      COUNTING if getattr(estimator, "max_bins", None) else COUNTED_LEVELS,   # chapters 10 and 11's paths (binned
-                                                                           # columns: counted), the same tree sooner
+                      estimator.max_surrogates, COUNTING,                  # chapters 10 and 11's faster paths: the same tree, sooner
                       check_monotonic_cst(getattr(estimator, "monotonic_cst", None), n_features, n_classes, categorical,
                                           n_outputs),                          # scikit-learn's checks and messages
                       n_outputs)                                           # several outputs: one tree for all (chapter 5's MultiOutput)

@@ -203,12 +203,12 @@ class Tuning:
     drawn_pairs: Callable | None = None              # max_features: a sweep of the drawn (feature, node) pairs only...
     drawn_pairs_below: float = 0.0                   # ... below this share of pairs drawn
     without_orders: Callable | None = None           # drawn thresholds on numeric columns without NaN: a search with no sort
-    counting: Callable | None = None                 # (growth) -> a search of its columns with few values by their histograms
-                                                     # (chapter 11), made once a fit; None: every column swept...
+    counting: Callable | None = None                 # (growth) -> a search of its columns with few values by their histograms,
+                                                     # called with the growth (chapter 11), made once a fit; None: all swept...
     counting_bins_per_row: float = 0.0               # ... a column counted at a depth while its bins are at most this many per row...
     counting_from: int = 0                           # ... and the depth's counted (row, column) entries at least this many
     levels: Callable | None = None                   # (growth) -> a search of its categorical columns at every node of a depth
-                                                     # at once (chapter 11), made once a fit; None: node by node
+                                                     # at once, called with the growth (chapter 11), made once a fit; None: node by node
 
 PLAIN = Tuning()
 
@@ -335,7 +335,7 @@ def _search_frontier(g, orders, counts, depth, tree=None, bounds=None):
             swept_missing = np.array([j for j in features if j not in g.searches and j in with_missing], dtype=np.intp)
         else: swept, swept_missing = features, features[:0]                       # every feature swept, none with NaN
         at_once = ({} if g.levels is None or frontier is None           # categorical columns, every node at once
-                   else g.levels(features, orders, counts, searched, frontier, node_stats, units))
+                   else g.levels(g, features, orders, counts, searched, frontier, node_stats, units))
         for j in features if g.searches else ():
             if g.signs is not None and g.signs[j]:                       # a constrained column, within each node's bounds
                 found[j] = _search_monotone(g, j, orders[j], counts, searched[j], bounds, threshold, missing_left, middles)
@@ -345,7 +345,7 @@ def _search_frontier(g, orders, counts, depth, tree=None, bounds=None):
                                          g.criterion, g.n_classes, g.rules.min_samples_leaf, g.rules.min_weight_leaf)
             if j in g.searches: best[j] = found[j].impurity
         if g.counting is not None and threshold is None and len(swept):   # columns with few values, by their histograms:
-            swept = g.counting(swept, orders, counts, frontier, node_stats, units, best, where)   # the rest are swept
+            swept = g.counting(g, swept, orders, counts, frontier, node_stats, units, best, where)   # the rest are swept
         few_drawn = (g.tuning.drawn_pairs is not None and len(swept) and len(swept) * orders.shape[1] > g.tuning.block_elements   # within one block, sweeping all costs fewer calls
                      and np.count_nonzero(searched[swept]) < g.tuning.drawn_pairs_below * searched[swept].size)
         if threshold is not None and few_drawn and not with_missing:                      # max_features: few pairs drawn

@@ -212,8 +212,8 @@ def test_counting_grows_the_fast_tree(criterion, n_classes, seed):
     def recording(g):
         "counting_search, recording the columns it counts at each depth."
         search = counting_search(g)
-        def recorded(swept, *args):
-            left = search(swept, *args)
+        def recorded(g, swept, *args):
+            left = search(g, swept, *args)
             counted.append(len(swept) - len(left))
             return left
         return recorded
