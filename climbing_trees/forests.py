@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 from numbers import Integral
 from time import perf_counter
-import warnings
+import multiprocessing, sys, warnings
 import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
 from scipy.sparse import hstack as sparse_hstack
@@ -32,10 +32,10 @@ from .estimators import (BaseTreeEstimator, DecisionTreeClassifier, DecisionTree
                                        checked_targets)
 
 # %% auto #0
-__all__ = ['TREES_BATCH_ELEMENTS', 'PREFER', 'trees_orders', 'grow_trees', 'grow_trees_from_plan', 'tree_seeds',
-           'n_bootstrap_samples', 'bootstrap_indices', 'tree_weights', 'BaseForest', 'ForestRegressor',
-           'ForestClassifier', 'RandomForestClassifier', 'ExtraTreesClassifier', 'RandomForestRegressor',
-           'ExtraTreesRegressor']
+__all__ = ['TREES_BATCH_ELEMENTS', 'PREFER', 'FORK', 'trees_orders', 'grow_trees', 'grow_trees_from_plan', 'tree_seeds',
+           'n_bootstrap_samples', 'bootstrap_indices', 'tree_weights', 'joblib_configured', 'forked_map', 'BaseForest',
+           'ForestRegressor', 'ForestClassifier', 'RandomForestClassifier', 'ExtraTreesClassifier',
+           'RandomForestRegressor', 'ExtraTreesRegressor']
 
 # %% ../nbs/17_forests.ipynb #8462ae61
 def trees_orders(plan, X, presorted=None):
@@ -173,7 +173,30 @@ def _grow_batch(X, y, orders, seeds, sampling, plan, algorithm, ccp_alpha):
 # %% ../nbs/17_forests.ipynb #f652c6c1
 def _is_bool(v): return isinstance(v, (bool, np.bool_))
 
-PREFER = "processes"               # joblib's backend when none is configured (measured in 'In parallel')
+PREFER = "processes"               # joblib's kind of worker when a configuration leaves the choice to it ('In parallel')
+FORK = sys.platform.startswith("linux")   # unconfigured, n_jobs > 1: processes forked from this one grow the batches
+
+def joblib_configured():
+    "Whether the caller configured joblib (`parallel_config` with a backend, or a preference for threads or shared memory): then joblib runs the batches. Reads joblib's defaults (its private sentinels); anything unexpected counts as configured."
+    try:
+        from joblib import parallel
+        config, unset = getattr(parallel._backend, "config", parallel.default_parallel_config), type(parallel.default_parallel_config["backend"])
+        return not all(isinstance(config[key], unset) for key in ("backend", "prefer", "require"))
+    except (ImportError, AttributeError, KeyError, TypeError): return True
+
+_FORKED = None                     # (function, arguments before the item, after it): set just before the workers fork
+
+def _run_forked(item):
+    function, before, after = _FORKED
+    return function(*before, item, *after)
+
+def forked_map(function, items, n_jobs, before=(), after=()):
+    "`function(*before, item, *after)` of each item, in order, as a generator, on `n_jobs` processes forked from this one: they start with the library already imported and read the arguments from the parent's memory, copied only where written; only the items and the results travel."
+    global _FORKED
+    _FORKED = (function, tuple(before), tuple(after))
+    try:
+        with multiprocessing.get_context("fork").Pool(n_jobs) as pool: yield from pool.imap(_run_forked, items)
+    finally: _FORKED = None
 
 class BaseForest(EnsembleMembers, BaseTreeEstimator):
     "What the four forests share: checks, the parallel fit, out-of-bag estimates, importances, `apply` and `decision_path`."
@@ -249,7 +272,7 @@ def _sampling(self, y):
 # %% ../nbs/17_forests.ipynb #493b0dff
 @patch_to(BaseForest)
 def _grow_forest(self, X, y, seeds):
-    "Grow the trees of `seeds` in batches, one `Parallel` job per batch, and return them as fitted tree estimators."
+    "Grow the trees of `seeds` in batches, one job per batch (forked processes, or joblib's `Parallel` when joblib is configured), and return them as fitted tree estimators."
     template = self.estimator_
     plan, self._max_features = resolve_plan(template, len(y), X.shape[1], 1.0, getattr(self, "n_classes_", None),   # min_weight_leaf:
                                             np.flatnonzero(self.is_categorical_), n_outputs=self.n_outputs_)         # per unit of weight
@@ -257,10 +280,13 @@ def _grow_forest(self, X, y, seeds):
     orders = trees_orders(plan, X) if batched else None                   # sorted once for every tree, if the trees read orders
     n_jobs = max(1, effective_n_jobs(self.n_jobs))
     batches = np.array_split(seeds, min(len(seeds), n_jobs * (10 if self.verbose else 1)))
-    jobs = (delayed(_grow_batch)(X, y, orders, batch, self._sampling(y), plan, template.algorithm, template.ccp_alpha)
-            for batch in batches)
+    rest = (self._sampling(y), plan, template.algorithm, template.ccp_alpha)
+    if FORK and n_jobs > 1 and not joblib_configured():                   # forked workers: no start-up, no shipping of X
+        grown_batches = forked_map(_grow_batch, batches, n_jobs, before=(X, y, orders), after=rest)
+    else: grown_batches = Parallel(n_jobs=self.n_jobs, prefer=PREFER, return_as="generator")(
+        delayed(_grow_batch)(X, y, orders, batch, *rest) for batch in batches)
     trees, start = [], perf_counter()
-    for grown in Parallel(n_jobs=self.n_jobs, prefer=PREFER, return_as="generator")(jobs):
+    for grown in grown_batches:
         trees += grown
         if self.verbose: print(f"{type(self).__name__}: {len(trees)}/{len(seeds)} trees grown, {perf_counter() - start:.2f} s", flush=True)
     return [self._fitted_member(self._tree_template(random_state=int(seed)), tree, self._max_features) for tree, seed in zip(trees, seeds)]

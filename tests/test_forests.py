@@ -164,6 +164,31 @@ def test_the_same_forest_whatever_n_jobs_and_backend(forest_class):
         assert all(tree_differences(a, b) == [] for a, b in zip(trees, other))
 
 
+def test_unconfigured_jobs_fork_and_a_configuration_goes_to_joblib(monkeypatch, capsys):
+    import climbing_trees.forests as forests
+    assert forests.joblib_configured() is False
+    for config in (dict(backend="threading"), dict(backend="loky"), dict(prefer="threads"), dict(require="sharedmem")):
+        with parallel_config(**config): assert forests.joblib_configured() is True
+    with parallel_config(n_jobs=2): assert forests.joblib_configured() is False        # a number of jobs only: still ours
+    calls = []
+    forked = forests.forked_map
+    monkeypatch.setattr(forests, "forked_map", lambda *a, **k: calls.append(a[2]) or forked(*a, **k))
+    X, y = problem(True)
+    _, trees = grown(RandomForestClassifier, X, y, n_jobs=1)
+    forest, by_fork = grown(RandomForestClassifier, X, y, n_jobs=2, verbose=1)
+    assert calls == ([2] if forests.FORK else []) and all(tree_differences(a, b) == [] for a, b in zip(trees, by_fork))
+    assert "6/6 trees grown" in capsys.readouterr().out                # progress as the batches come back
+    with parallel_config(backend="threading"): grown(RandomForestClassifier, X, y, n_jobs=2)
+    assert len(calls) == (1 if forests.FORK else 0)                     # configured: joblib's threads, not the fork
+
+
+def test_a_failing_forked_batch_raises_in_the_parent():
+    import climbing_trees.forests as forests
+    if not forests.FORK: pytest.skip("no fork here")
+    with pytest.raises(ZeroDivisionError):
+        list(forests.forked_map(lambda a, item: 1 / item, [1, 0], 2, before=(None,)))
+
+
 def test_the_same_forest_on_a_dask_cluster():
     distributed = pytest.importorskip("distributed")
     X, y = problem(True, n=200)
