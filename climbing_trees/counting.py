@@ -15,18 +15,19 @@ from .fast import FAST, dense_ranks
 from functools import partial
 from .naive import ties_with_best
 from .criteria import ClassificationCriterion, Poisson
-from .categorical import (CategoricalSplit, MISSING_LEVEL, categorical_column_split, level_codes,
-                                        _left_is_heavier)
+from .categorical import (CategoricalSplit, MISSING_LEVEL, MULTICLASS_EXHAUSTIVE_LEVELS, categorical_column_split,
+                                        level_codes, _left_is_heavier, _partition_masks)
 from .levelwise import NodeSplits
 import numbers
 from sklearn.utils import check_random_state
 
 # %% auto #0
-__all__ = ['BLOCK_KEYS', 'SPARSE_BELOW', 'LEVEL_BINS', 'LEVELS_PER_ROW', 'COUNTED_LEVELS', 'COUNT_BINS_PER_ROW',
-           'COUNT_FROM_ENTRIES', 'COUNT_BLOCK_BINS', 'COUNTING', 'MAX_BINS', 'BINNING_SUBSAMPLE', 'ALMOST_INF',
-           'counted_split_curve', 'counted_column_split', 'value_codes', 'Histograms', 'count_histograms',
+__all__ = ['BLOCK_KEYS', 'SPARSE_BELOW', 'LEVEL_BINS', 'LEVELS_PER_ROW', 'EXHAUSTIVE_BLOCK', 'COUNTED_LEVELS',
+           'COUNT_BINS_PER_ROW', 'COUNT_FROM_ENTRIES', 'COUNT_BLOCK_BINS', 'COUNTING', 'MAX_BINS', 'BINNING_SUBSAMPLE',
+           'ALMOST_INF', 'counted_split_curve', 'counted_column_split', 'value_codes', 'Histograms', 'count_histograms',
            'cumulative_values', 'histogram_splits', 'depth_histogram_splits', 'recentre', 'subtract_siblings',
-           'levels_search', 'counting_search', 'bin_thresholds', 'Binning', 'fit_binning', 'unbin_tree']
+           'exhaustive_pairs', 'levels_search', 'counting_search', 'bin_thresholds', 'Binning', 'fit_binning',
+           'unbin_tree']
 
 # %% ../nbs/11_counting.ipynb #cea47ef4
 def counted_split_curve(x, y, sample_weight, criterion, n_classes=None, min_samples_leaf=1, min_weight_leaf=0.0):
@@ -237,6 +238,47 @@ def subtract_siblings(parent, split, child_counts, codes, node, row_stats, width
 LEVEL_BINS = 2 ** 18   # a depth's categorical columns are searched at once a block of about this many (column, node, level) bins at a time...
 LEVELS_PER_ROW = 16    # ... while a column's levels x nodes is at most this many per row of the depth (else node by node)
 
+EXHAUSTIVE_BLOCK = 2 ** 20    # (pair, partition, class) entries of the exhaustive search at a time
+
+def exhaustive_pairs(S, n_level, weighted, n_weightless, crit, min_samples_leaf=1, min_weight_leaf=0.0):
+    "Chapter 6's exhaustive search (`best_exhaustive_split`) of P (column, node) pairs at once, each of at most `MULTICLASS_EXHAUSTIVE_LEVELS` levels of positive weight: `S` (P, L, K) the class sums by level (the last level: the missing rows), `n_level` (P, L) the rows, `weighted` (P, L), `n_weightless` (P,). Returns (i(s) (P,), inf where none; levels sent left (P, L); levels sent right (P, L); default side (P,)), the partitions in chapter 6's order and its tie rule."
+    P, L = weighted.shape
+    k = weighted.sum(axis=1)
+    width = int(k.max(initial=1))
+    place = np.argsort(~weighted, axis=1, kind="stable")[:, :width]      # each pair's levels of weight, in code order, first
+    in_pair = np.arange(width) < k[:, None]
+    Sc = np.where(in_pair[..., None], np.take_along_axis(S, place[..., None], axis=1), 0)   # (P, width, K)
+    nc = np.where(in_pair, np.take_along_axis(n_level, place, axis=1), 0)
+    M = _partition_masks(width, 0, 2 ** (width - 1) - 1)                 # (R, width): level 0 left, the row's bits place the rest
+    valid = np.arange(len(M)) < 2 ** (k[:, None] - 1) - 1               # (P, R): the pair's own 2^(k-1) - 1 partitions
+    missing = weighted[:, -1]                                            # its missing level has weight: the last of its levels
+    values = np.full((P, len(M)), np.inf)
+    step = max(1, EXHAUSTIVE_BLOCK // (len(M) * S.shape[-1]))
+    for lo in range(0, P, step):
+        at = slice(lo, lo + step)
+        left = np.einsum("rw,pwk->prk", M.astype(float), Sc[at])
+        right = Sc[at].sum(axis=1)[:, None] - left
+        n_l = nc[at] @ M.T.astype(nc.dtype)
+        n_r = nc[at].sum(axis=1)[:, None] - n_l
+        w_left, w_right = crit.weight(left), crit.weight(right)
+        missing_left = M[:, np.maximum(k[at] - 1, 0)].T                  # (p, R): where the missing level goes
+        default_left = np.where(missing[at, None], missing_left, _left_is_heavier(w_left, w_right, True))
+        levels_left = M.sum(axis=1)
+        ok = valid[at] & admissible_cuts(n_l + n_weightless[at, None] * default_left, n_r + n_weightless[at, None] * ~default_left,
+                                         levels_left, k[at, None] - levels_left, min_samples_leaf, w_left, w_right, min_weight_leaf)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            values[at] = np.where(ok & crit.admissible_children(left, right), crit.split_impurity(left, right), np.inf)
+    lowest = values.min(axis=1)
+    node_impurity = crit.impurity(Sc.sum(axis=1))
+    best = np.argmax(ties_with_best(values, lowest[:, None], node_impurity[:, None]), axis=1)
+    chosen = M[best] & in_pair                                           # (P, width) in the pairs' own level order
+    sent_left = np.zeros((P, L), dtype=bool)
+    np.put_along_axis(sent_left, place, chosen, axis=1)
+    w_left = crit.weight(np.where(sent_left[..., None], S, 0).sum(axis=1))
+    w_right = crit.weight(np.where((weighted & ~sent_left)[..., None], S, 0).sum(axis=1))
+    default = np.where(missing, sent_left[:, -1], _left_is_heavier(w_left, w_right, True))
+    return lowest, sent_left, weighted & ~sent_left, default
+
 def levels_search(g):
     "Chapter 8's `Tuning.levels` for growth `g`: `search(g, features, orders, counts, searched, frontier, node_stats, units)`, which returns the `NodeSplits` (with their tables) of the plan's categorical columns among `features`, every node of the depth at once, the splits of chapter 6's `categorical_column_split` node for node; None where it does not apply (no orders kept, a criterion without sums, several outputs)."
     if not g.sorted or not g.additive or g.plan.n_outputs > 1: return None
@@ -329,7 +371,14 @@ def levels_search(g):
         left_tables[pairs], right_tables[pairs] = sent_left[:, :-1], (weighted & ~sent_left)[:, :-1]
         defaults = np.zeros(len(js) * n_nodes, dtype=bool)
         defaults[pairs] = default
-        for p in pairs[one_by_one].tolist():                               # chapter 6's own search, with the node's rows
+        at_once = one_by_one & classes & (k <= MULTICLASS_EXHAUSTIVE_LEVELS) if classes else np.zeros_like(one_by_one)
+        if at_once.any():                                                  # more classes, few levels: all partitions, at once
+            found_e = exhaustive_pairs(S[at_once], n_level[at_once], weighted[at_once], n_weightless[at_once], g.crit,
+                                       frontier.min_samples_leaf, frontier.min_weight_leaf)
+            e = pairs[at_once]
+            impurity[e] = found_e[0]
+            left_tables[e], right_tables[e], defaults[e] = found_e[1][:, :-1], found_e[2][:, :-1], found_e[3]
+        for p in pairs[one_by_one & ~at_once].tolist():                    # chapter 6's own search, with the node's rows
             i, f = divmod(p, n_nodes)
             rows = orders[js[i], frontier.starts[f]:frontier.starts[f] + counts[f]]
             split = categorical_column_split(g.X[rows, js[i]], g.y[rows], g.w[rows], g.criterion, g.n_classes, **rules)

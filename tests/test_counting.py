@@ -359,3 +359,19 @@ def test_max_bins_refuses_what_is_not_a_number_of_bins(bad):
         DecisionTreeClassifier(max_bins=bad).fit(np.eye(4), [0, 1, 0, 1])
     with pytest.raises(ValueError, match="max_bins"):
         fit_binning(np.eye(4), bad)
+
+
+@pytest.mark.parametrize("weights", [None, "whole", "fractions"])
+def test_many_classes_few_levels_all_partitions_at_once(weights, monkeypatch):
+    import climbing_trees.counting as counting
+    calls = []
+    exhaustive = counting.exhaustive_pairs
+    monkeypatch.setattr(counting, "exhaustive_pairs", lambda *a, **k: calls.append(len(a[0])) or exhaustive(*a, **k))
+    rng = np.random.default_rng(5)
+    n = 1500
+    X = np.column_stack([rng.integers(0, k, n) for k in (4, 6, 9, 3, 12)]).astype(float)
+    X[rng.random(X.shape) < 0.05] = np.nan
+    y = (np.nan_to_num(X[:, 0]) + np.nan_to_num(X[:, 1]) + rng.integers(0, 3, n)).astype(int) % 5
+    w = {None: None, "whole": rng.integers(0, 3, n) * 1.0, "fractions": rng.random(n)}[weights]
+    trees = [grow_levelwise(X, y, "entropy", w, 5, categorical=range(5), min_samples_leaf=2, tuning=t) for t in (FAST, COUNTED_LEVELS)]
+    assert tree_differences(*trees) == [] and sum(calls) > 50            # many (column, node) pairs searched at once
