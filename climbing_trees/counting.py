@@ -405,9 +405,10 @@ COUNT_FROM_ENTRIES = 2 ** 14   # ... and the counted (row, column) entries of th
 COUNT_BLOCK_BINS = 2 ** 16     # columns are counted a block at a time, of at most this many bins (or a quarter of the rows)
 
 def counting_search(g):
-    "Chapter 8's `Tuning.counting` for growth `g`: `search(g, swept, orders, counts, frontier, node_stats, units, best, where)`, which counts the columns of `swept` with few values at this depth, writes their i(s) and last left positions into `best` and `where` as the sweep would, and returns the columns left to sweep; None where counting does not apply (drawn thresholds, missing values, a criterion without sums or with its own rule for the children, several outputs, several trees without ranks, or too small an X)."
+    "Chapter 8's `Tuning.counting` for growth `g`: `search(g, swept, orders, counts, frontier, node_stats, units, best, where)`, which counts the columns of `swept` with few values at this depth, writes their i(s) and last left positions into `best` and `where` as the sweep would, and returns the columns left to sweep; None where counting does not apply (drawn thresholds or features, missing values, a criterion without sums or with its own rule for the children, several outputs, several trees without ranks, or too small an X)."
     t = g.tuning                                                               # its thresholds: COUNTING's, below
     if (not g.sorted or g.splitter != "best" or len(g.missing_columns) or not g.additive or g.children_rule
+            or g.max_features is not None                                      # a few drawn: chapter 10 sweeps those pairs
             or g.plan.n_outputs > 1 or g.n_samples * g.n_features < t.counting_from): return None
     if g.ranks is None and len(g.roots) > 1: return None                       # several trees: no codes of their own
     codes, n_values = False, None                                              # made at the first depth that could count

@@ -203,11 +203,11 @@ def rounded_data(seed, n, d, values, criterion, n_classes=None):
 @pytest.mark.parametrize("seed", range(4))
 @pytest.mark.parametrize("criterion,n_classes", [("squared_error", None), ("gini", 2), ("entropy", 3), ("gini", 12)])
 def test_counting_grows_the_fast_tree(criterion, n_classes, seed):
-    "Counting changes no tree: every criterion with sums (12 classes: the class-sum path), weights with zeros, leaf rules, max_features."
+    "Counting changes no tree: every criterion with sums (12 classes: the class-sum path), weights with zeros, leaf rules, max_depth."
     X, y = rounded_data(seed, 3000, 6, [4, 30, 200, 60][seed], criterion, n_classes)
     rng = np.random.default_rng(seed)
     w = [None, rng.integers(1, 4, len(y)).astype(float), np.where(rng.random(len(y)) < 0.2, 0.0, rng.uniform(0.5, 2, len(y))), None][seed]
-    rules = [dict(), dict(min_samples_leaf=4), dict(min_weight_leaf=3.0), dict(max_features=3, random_state=seed)][seed]
+    rules = [dict(), dict(min_samples_leaf=4), dict(min_weight_leaf=3.0), dict(min_samples_leaf=2, max_depth=12)][seed]
     counted = []
     def recording(g):
         "counting_search, recording the columns it counts at each depth."
@@ -238,6 +238,8 @@ def test_counting_applies_and_declines():
     small = X[:100, :2]
     _, _, w, plan = plan_growth(small, y[:100], "squared_error", None)
     assert counting_search(Growth(replace(plan, tuning=COUNTING), small, y[:100], w)) is None   # too small to repay a count
+    _, _, w_drawn, drawn = plan_growth(X, y, "squared_error", None, None, max_features=3, random_state=0)
+    assert counting_search(Growth(replace(drawn, tuning=COUNTING), X, y, w_drawn)) is None   # drawn features: chapter 10's pairs
 
 
 @pytest.mark.parametrize("criterion,n_classes", [("gini", 3), ("squared_error", None)])
@@ -246,7 +248,7 @@ def test_counting_grows_the_fast_forest(criterion, n_classes):
     X, y = rounded_data(5, 6000, 8, 50, criterion, n_classes)
     rng = np.random.default_rng(0)
     weights = np.array([np.bincount(rng.integers(0, len(y), len(y)), minlength=len(y)) for _ in range(4)], dtype=float)
-    forests = [grow_trees(X, y, criterion, weights, n_classes=n_classes, max_features=4, random_states=[1, 2, 3, 4], tuning=t)
+    forests = [grow_trees(X, y, criterion, weights, n_classes=n_classes, random_states=[1, 2, 3, 4], tuning=t)
                for t in (FAST, COUNTING)]
     for a, b in zip(*forests): assert tree_differences(a, b) == []
 
