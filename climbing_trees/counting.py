@@ -4,25 +4,23 @@
 
 # %% ../nbs/11_counting.ipynb #dd6747ab
 from __future__ import annotations
+import numbers
+from dataclasses import replace
+from functools import partial
 from typing import NamedTuple
 import numpy as np
-from .naive import admissible_cuts, midpoints, TIE_TOLERANCE
-from .criteria import check_no_missing, make_criterion, median_split_curve, _best_of_curve
-from dataclasses import replace
+from sklearn.utils import check_random_state
+from .naive import admissible_cuts, midpoints, ties_with_best, TIE_TOLERANCE
+from .criteria import (ClassificationCriterion, Poisson, check_no_missing, make_criterion, median_split_curve,
+                                     _best_of_curve)
 from .frontier import _left_sums
-from .levelwise import presort
-from .fast import FAST, dense_ranks
-from functools import partial
-from .naive import ties_with_best
-from .criteria import ClassificationCriterion, Poisson
 from .categorical import (CategoricalSplit, MISSING_LEVEL, MULTICLASS_EXHAUSTIVE_LEVELS, categorical_column_split,
                                         level_codes, _left_is_heavier, _partition_masks)
-from .levelwise import NodeSplits
-import numbers
-from sklearn.utils import check_random_state
+from .levelwise import NodeSplits, presort
+from .fast import FAST, dense_ranks
 
 # %% auto #0
-__all__ = ['BLOCK_KEYS', 'SPARSE_BELOW', 'LEVEL_BINS', 'LEVELS_PER_ROW', 'EXHAUSTIVE_BLOCK', 'COUNTED_LEVELS',
+__all__ = ['BLOCK_KEYS', 'SPARSE_BELOW', 'EXHAUSTIVE_BLOCK', 'LEVEL_BINS', 'LEVELS_PER_ROW', 'COUNTED_LEVELS',
            'COUNT_BINS_PER_ROW', 'COUNT_FROM_ENTRIES', 'COUNT_BLOCK_BINS', 'COUNTING', 'MAX_BINS', 'BINNING_SUBSAMPLE',
            'ALMOST_INF', 'counted_split_curve', 'counted_column_split', 'value_codes', 'Histograms', 'count_histograms',
            'cumulative_values', 'histogram_splits', 'depth_histogram_splits', 'recentre', 'subtract_siblings',
@@ -235,9 +233,6 @@ def subtract_siblings(parent, split, child_counts, codes, node, row_stats, width
     return Histograms(counts, sums, positive_counts)
 
 # %% ../nbs/11_counting.ipynb #2eaaa712
-LEVEL_BINS = 2 ** 18   # a depth's categorical columns are searched at once a block of about this many (column, node, level) bins at a time...
-LEVELS_PER_ROW = 16    # ... while a column's levels x nodes is at most this many per row of the depth (else node by node)
-
 EXHAUSTIVE_BLOCK = 2 ** 20    # (pair, partition, class) entries of the exhaustive search at a time
 
 def exhaustive_pairs(S, n_level, weighted, n_weightless, crit, min_samples_leaf=1, min_weight_leaf=0.0):
@@ -278,6 +273,10 @@ def exhaustive_pairs(S, n_level, weighted, n_weightless, crit, min_samples_leaf=
     w_right = crit.weight(np.where((weighted & ~sent_left)[..., None], S, 0).sum(axis=1))
     default = np.where(missing, sent_left[:, -1], _left_is_heavier(w_left, w_right, True))
     return lowest, sent_left, weighted & ~sent_left, default
+
+# %% ../nbs/11_counting.ipynb #ffdee28e
+LEVEL_BINS = 2 ** 18   # a depth's categorical columns are searched at once a block of about this many (column, node, level) bins at a time...
+LEVELS_PER_ROW = 16    # ... while a column's levels x nodes is at most this many per row of the depth (else node by node)
 
 def levels_search(g):
     "Chapter 8's `Tuning.levels` for growth `g`: `search(g, features, orders, counts, searched, frontier, node_stats, units)`, which returns the `NodeSplits` (with their tables) of the plan's categorical columns among `features`, every node of the depth at once, the splits of chapter 6's `categorical_column_split` node for node; None where it does not apply (no orders kept, a criterion without sums, several outputs)."
@@ -392,6 +391,7 @@ def levels_search(g):
                               (left_tables[i], right_tables[i], defaults[i])) for i, j in enumerate(js)}
     return search
 
+# %% ../nbs/11_counting.ipynb #35f7c6e4
 def _level_split(left, right, default, impurity, f):
     "Node f's `CategoricalSplit` from a column's tables of levels."
     return CategoricalSplit(None, frozenset(np.flatnonzero(left[f]).tolist()), frozenset(np.flatnonzero(right[f]).tolist()),
