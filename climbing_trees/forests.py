@@ -20,7 +20,7 @@ from .impurity import check_sample_weight, grown_as
 from .growth import plan_growth, check_regression_target
 from .criteria import criterion_of
 from .fast import FAST
-from .counting import COUNTED_LEVELS
+from .counting import COUNTED_LEVELS, fit_binning, unbin_tree
 from .levelwise import (PLAIN, Growth, check_presorted, grow_depth_by_depth, grow_levelwise_from_plan,
                                       keeps_orders, presort, subset_orders)
 from .inference import apply as apply_tree, decision_path as tree_decision_path, feature_importances
@@ -210,7 +210,7 @@ class BaseForest(EnsembleMembers, BaseTreeEstimator):
                       max_leaf_nodes=self.max_leaf_nodes, min_impurity_decrease=self.min_impurity_decrease, ccp_alpha=self.ccp_alpha,
                       categorical_features=self.categorical_features, handle_unknown=self.handle_unknown, missing=self.missing,
                       max_surrogates=self.max_surrogates, monotonic_cst=self.monotonic_cst,
-                      algorithm=self.algorithm)
+                      algorithm=self.algorithm, max_bins=self.max_bins)
         return self._tree_class(**{**params, **overrides})
 
 # %% ../nbs/17_forests.ipynb #75a12e07
@@ -277,6 +277,9 @@ def _grow_forest(self, X, y, seeds):
     plan, self._max_features = resolve_plan(template, len(y), X.shape[1], 1.0, getattr(self, "n_classes_", None),   # min_weight_leaf:
                                             np.flatnonzero(self.is_categorical_), n_outputs=self.n_outputs_)         # per unit of weight
     batched = template.algorithm == "levelwise" and plan.missing == "direction"
+    binning = (None if self.max_bins is None else                         # chapter 11's bins, once for all the trees
+               fit_binning(X, self.max_bins, np.flatnonzero(~self.is_categorical_), random_state=self.random_state))
+    X = X if binning is None else binning.codes(X)
     orders = trees_orders(plan, X) if batched else None                   # sorted once for every tree, if the trees read orders
     n_jobs = max(1, effective_n_jobs(self.n_jobs))
     batches = np.array_split(seeds, min(len(seeds), n_jobs * (10 if self.verbose else 1)))
@@ -287,7 +290,7 @@ def _grow_forest(self, X, y, seeds):
         delayed(_grow_batch)(X, y, orders, batch, *rest) for batch in batches)
     trees, start = [], perf_counter()
     for grown in grown_batches:
-        trees += grown
+        trees += grown if binning is None else [unbin_tree(tree, binning) for tree in grown]   # thresholds on X's scale
         if self.verbose: print(f"{type(self).__name__}: {len(trees)}/{len(seeds)} trees grown, {perf_counter() - start:.2f} s", flush=True)
     return [self._fitted_member(self._tree_template(random_state=int(seed)), tree, self._max_features) for tree, seed in zip(trees, seeds)]
 
@@ -417,7 +420,7 @@ class RandomForestClassifier(ForestClassifier):
                  min_weight_fraction_leaf=0.0, max_features="sqrt", max_leaf_nodes=None, min_impurity_decrease=0.0, bootstrap=True,
                  oob_score=False, n_jobs=None, random_state=None, verbose=0, warm_start=False, class_weight=None, ccp_alpha=0.0,
                  max_samples=None, monotonic_cst=None, categorical_features="auto", handle_unknown="warn", missing="direction", max_surrogates=5,
-                 algorithm="levelwise"):
+                 algorithm="levelwise", max_bins=None):
         _set_forest_params(self, locals())
 
 class ExtraTreesClassifier(ForestClassifier):
@@ -427,7 +430,7 @@ class ExtraTreesClassifier(ForestClassifier):
                  min_weight_fraction_leaf=0.0, max_features="sqrt", max_leaf_nodes=None, min_impurity_decrease=0.0, bootstrap=False,
                  oob_score=False, n_jobs=None, random_state=None, verbose=0, warm_start=False, class_weight=None, ccp_alpha=0.0,
                  max_samples=None, monotonic_cst=None, categorical_features="auto", handle_unknown="warn", missing="direction", max_surrogates=5,
-                 algorithm="levelwise"):
+                 algorithm="levelwise", max_bins=None):
         _set_forest_params(self, locals())
 
 class RandomForestRegressor(ForestRegressor):
@@ -435,7 +438,8 @@ class RandomForestRegressor(ForestRegressor):
     def __init__(self, n_estimators=100, *, criterion="squared_error", max_depth=None, min_samples_split=2, min_samples_leaf=1,
                  min_weight_fraction_leaf=0.0, max_features=1.0, max_leaf_nodes=None, min_impurity_decrease=0.0, bootstrap=True,
                  oob_score=False, n_jobs=None, random_state=None, verbose=0, warm_start=False, ccp_alpha=0.0, max_samples=None,
-                 monotonic_cst=None, categorical_features="auto", handle_unknown="warn", missing="direction", max_surrogates=5, algorithm="levelwise"):
+                 monotonic_cst=None, categorical_features="auto", handle_unknown="warn", missing="direction", max_surrogates=5, algorithm="levelwise",
+                 max_bins=None):
         _set_forest_params(self, locals())
 
 class ExtraTreesRegressor(ForestRegressor):
@@ -444,7 +448,8 @@ class ExtraTreesRegressor(ForestRegressor):
     def __init__(self, n_estimators=100, *, criterion="squared_error", max_depth=None, min_samples_split=2, min_samples_leaf=1,
                  min_weight_fraction_leaf=0.0, max_features=1.0, max_leaf_nodes=None, min_impurity_decrease=0.0, bootstrap=False,
                  oob_score=False, n_jobs=None, random_state=None, verbose=0, warm_start=False, ccp_alpha=0.0, max_samples=None,
-                 monotonic_cst=None, categorical_features="auto", handle_unknown="warn", missing="direction", max_surrogates=5, algorithm="levelwise"):
+                 monotonic_cst=None, categorical_features="auto", handle_unknown="warn", missing="direction", max_surrogates=5, algorithm="levelwise",
+                 max_bins=None):
         _set_forest_params(self, locals())
 
 def _set_forest_params(estimator, params):

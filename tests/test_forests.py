@@ -411,3 +411,25 @@ def test_a_tree_of_a_forest_without_bootstrap_is_the_tree_grown_alone_bit_for_bi
             alone = clone(tree).fit(X[rows], y[rows])
             np.testing.assert_array_equal(alone.tree_.value, tree.tree_.value)
             np.testing.assert_array_equal(alone.tree_.impurity, tree.tree_.impurity)
+
+
+@pytest.mark.parametrize("forest_class", [RandomForestClassifier, RandomForestRegressor])
+def test_max_bins_grows_the_same_forest_where_columns_have_few_values(forest_class):
+    "Chapter 11's bins lose nothing on columns of at most max_bins values: the same leaves for every row, thresholds on X's scale."
+    from sklearn.datasets import load_digits
+    X, y = load_digits(return_X_y=True)
+    X, y = X[:600], (y[:600] if is_classifier_class(forest_class) else y[:600].astype(float))
+    exact, binned = (forest_class(n_estimators=5, random_state=3, max_bins=b).fit(X, y) for b in (None, 255))
+    np.testing.assert_array_equal(binned.apply(X), exact.apply(X))
+    np.testing.assert_array_equal(binned.predict(X), exact.predict(X))
+    assert binned.estimators_[0].max_bins == 255
+    with pytest.raises((ValueError, TypeError), match="max_bins"):
+        forest_class(n_estimators=2, max_bins=1).fit(X, y)
+
+
+def test_max_bins_extra_trees_draw_on_the_bins():
+    "Extra trees draw their thresholds between a node's smallest and largest bin, not value: another forest, as good."
+    X, y = problem(True, n=3000)
+    X_test, y_test = problem(True, n=3000, seed=1)
+    scores = [ExtraTreesClassifier(n_estimators=30, random_state=0, max_bins=b).fit(X, y).score(X_test, y_test) for b in (None, 32)]
+    assert abs(scores[0] - scores[1]) < 0.05
