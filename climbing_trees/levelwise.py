@@ -207,8 +207,7 @@ class Tuning:
                                                      # called with the growth (chapter 11), made once a fit; None: all swept...
     counting_bins_per_row: float = 0.0               # ... a column counted at a depth while its bins are at most this many per row...
     counting_from: int = 0                           # ... and the depth's counted (row, column) entries at least this many
-    levels: Callable | None = None                   # (growth) -> a search of its categorical columns at every node of a depth
-                                                     # at once, called with the growth (chapter 11), made once a fit; None: node by node
+    levels: Callable | None = None                   # (growth) -> its categorical columns' search, a depth at once (chapter 11); None: by node
 
 PLAIN = Tuning()
 
@@ -334,8 +333,7 @@ def _search_frontier(g, orders, counts, depth, tree=None, bounds=None):
             swept = np.array([j for j in features if j not in g.searches and j not in with_missing], dtype=np.intp)
             swept_missing = np.array([j for j in features if j not in g.searches and j in with_missing], dtype=np.intp)
         else: swept, swept_missing = features, features[:0]                       # every feature swept, none with NaN
-        at_once = ({} if g.levels is None or frontier is None           # categorical columns, every node at once
-                   else g.levels(g, features, orders, counts, searched, frontier, node_stats, units))
+        at_once = g.levels(g, features, orders, counts, searched, frontier, node_stats, units) if g.levels and frontier else {}
         for j in features if g.searches else ():
             if g.signs is not None and g.signs[j]:                       # a constrained column, within each node's bounds
                 found[j] = _search_monotone(g, j, orders[j], counts, searched[j], bounds, threshold, missing_left, middles)
@@ -544,11 +542,10 @@ class NodeSplits:
     "One column's best split at every node of a frontier: `impurity` (F,) their i(s) (inf: none), and `splits[f]`, node f's split object (None: none), made by `make(f)` only when asked (most are never chosen). Categorical splits may come as `tables` too, (left (F, L), right (F, L), default_left (F,)) booleans as `TreeBuilder.split_nodes_by_levels` takes them: the grower then writes and routes them a depth at a time."
     def __init__(self, impurity, make, tables=None):
         self.impurity, self.make, self.tables = np.asarray(impurity, dtype=float), make, tables
-    def __len__(self): return len(self.impurity)
     def __getitem__(self, f): return self.make(int(f)) if np.isfinite(self.impurity[f]) else None
     def part(self, f):
         "The `NodeSplits` of node `f` alone."
-        return NodeSplits(self.impurity[f:f + 1], lambda _: self.make(f), None if self.tables is None else tuple(t[f:f + 1] for t in self.tables))
+        return NodeSplits(self.impurity[f:f + 1], lambda _: self.make(f), self.tables and tuple(t[f:f + 1] for t in self.tables))
     @classmethod
     def listed(cls, splits):
         "The `NodeSplits` of a list of split objects (None where none)."
