@@ -17,7 +17,7 @@ from .frontier import _left_sums
 from .categorical import (CategoricalSplit, MISSING_LEVEL, MULTICLASS_EXHAUSTIVE_LEVELS, categorical_column_split,
                                         level_codes, _left_is_heavier, _partition_masks)
 from .levelwise import NodeSplits, presort
-from .fast import FAST, dense_ranks
+from .fast import FAST, _drawn_pairs, dense_ranks
 
 # %% auto #0
 __all__ = ['BLOCK_KEYS', 'SPARSE_BELOW', 'EXHAUSTIVE_BLOCK', 'LEVEL_BINS', 'LEVELS_PER_ROW', 'COUNTED_LEVELS',
@@ -405,17 +405,35 @@ COUNT_FROM_ENTRIES = 2 ** 14   # ... and the counted (row, column) entries of th
 COUNT_BLOCK_BINS = 2 ** 16     # columns are counted a block at a time, of at most this many bins (or a quarter of the rows)
 
 def counting_search(g):
-    "Chapter 8's `Tuning.counting` for growth `g`: `search(g, swept, orders, counts, frontier, node_stats, units, best, where)`, which counts the columns of `swept` with few values at this depth, writes their i(s) and last left positions into `best` and `where` as the sweep would, and returns the columns left to sweep; None where counting does not apply (drawn thresholds or features, missing values, a criterion without sums or with its own rule for the children, several outputs, several trees without ranks, or too small an X)."
+    "Chapter 8's `Tuning.counting` for growth `g`: `search(g, swept, searched, orders, counts, frontier, node_stats, units, best, where)`, which counts the columns of `swept` with few values at this depth (under `max_features`, their (column, node) pairs that `searched` draws), writes their i(s) and last left positions into `best` and `where` as the sweep would, and returns the columns left to sweep; None where counting does not apply (drawn thresholds, missing values, a criterion without sums or with its own rule for the children, several outputs, several trees without ranks, or too small an X)."
     t = g.tuning                                                               # its thresholds: COUNTING's, below
     if (not g.sorted or g.splitter != "best" or len(g.missing_columns) or not g.additive or g.children_rule
-            or g.max_features is not None                                      # a few drawn: chapter 10 sweeps those pairs
             or g.plan.n_outputs > 1 or g.n_samples * g.n_features < t.counting_from): return None
     if g.ranks is None and len(g.roots) > 1: return None                       # several trees: no codes of their own
     codes, n_values = False, None                                              # made at the first depth that could count
     positive = None if g.positive is None else g.positive.astype(bool)
     node = None                                                                # each row's frontier node, remade a depth
 
-    def search(g, swept, orders, counts, frontier, node_stats, units, best, where):   # g given, not held: no cycle
+    def histograms(g, codes, node, n_nodes, width, frontier, rows=None):       # rows: the entries' rows (None: every row)
+        at = (lambda a: a) if rows is None else (lambda a: a.take(rows, axis=-1))
+        if g.class_sums:                                                       # classes: one (key, class) bincount
+            return count_histograms(codes, node, n_nodes, width, positive=None if positive is None else at(positive),
+                                    classes=(at(g.y), g.n_classes, None if g.unit_weights else at(g.w), frontier.weights_are_one))
+        return count_histograms(codes, node, n_nodes, width, at(g.swept_stats(frontier)),
+                                positive=None if positive is None else at(positive))
+
+    def count_drawn(g, counted, searched, orders, frontier, node_stats, units, width, best, where):
+        n = codes.shape[1]                                                     # the drawn pairs as the segments of one frontier
+        for j, f, offset, order, feature, pairs in _drawn_pairs(g, searched, counted, orders, frontier, node_stats, 1, False):
+            pair = np.repeat(np.arange(len(f)), pairs.counts)                  # each entry's pair, its code and its row
+            code = codes.reshape(-1).take(np.multiply(feature, n, dtype=np.intp) + order)
+            hist = histograms(g, code[None], pair, len(f), width, frontier, order)
+            lowest, last = histogram_splits(hist, pairs, g.crit)
+            last = cumulative_values(hist.counts)[last[0], 0, np.arange(len(f))] - 1
+            best[j, f] = np.where(np.isfinite(lowest[0]), lowest[0] * (units[f] if np.ndim(units) else units), np.inf)
+            where[j, f] = frontier.starts[f] + last
+
+    def search(g, swept, searched, orders, counts, frontier, node_stats, units, best, where):   # g given, not held: no cycle
         nonlocal codes, n_values, node
         n_nodes, n = len(counts), orders.shape[1]
         if n_nodes > t.counting_bins_per_row * n or len(swept) * n < t.counting_from: return swept   # no column could count
@@ -423,20 +441,22 @@ def counting_search(g):
             codes = g.ranks if g.ranks is not None else dense_ranks(g.X, g.orders)
             n_values = None if codes is None else codes.max(axis=1, initial=0).astype(np.intp) + 1
         if codes is None: return swept                                          # past 2**16 values a column: no ranks
-        few = n_values[swept] * n_nodes <= t.counting_bins_per_row * n        # bins per row of the depth
-        if not few.any() or np.count_nonzero(few) * n < t.counting_from: return swept
+        if g.max_features is None: nodes, rows = n_nodes, n                    # bins and entries of each column
+        else: nodes, rows = np.count_nonzero(searched[swept], axis=1), searched[swept] @ counts   # its drawn pairs'
+        few = n_values[swept] * nodes <= t.counting_bins_per_row * rows        # bins per row of the depth
+        if not few.any() or np.sum(few * rows) < t.counting_from: return swept
         counted, width = swept[few], int(n_values[swept[few]].max())
+        if g.class_sums: frontier = frontier._replace(totals=node_stats[:g.crit.proxy_statistics])   # the totals the proxies read
+        if g.max_features is not None:
+            count_drawn(g, counted, searched, orders, frontier, node_stats, units, width, best, where)
+            return swept[~few]
         node = np.empty(len(g.y), dtype=np.intp) if node is None else node
         node.fill(-1)
         node[orders[0]] = np.repeat(np.arange(n_nodes), counts)
-        if g.class_sums: frontier = frontier._replace(totals=node_stats[:g.crit.proxy_statistics])   # the totals the proxies read
         block = max(1, max(int(t.counting_bins_per_row * n), COUNT_BLOCK_BINS) // (width * n_nodes))   # columns a block: the
         for lo in range(0, len(counted), block):                               # histograms' memory stays bounded
             part = counted[lo:lo + block]
-            if g.class_sums:                                                   # classes: one (key, class) bincount
-                hist = count_histograms(codes[part], node, n_nodes, width, positive=positive,
-                                        classes=(g.y, g.n_classes, None if g.unit_weights else g.w, frontier.weights_are_one))
-            else: hist = count_histograms(codes[part], node, n_nodes, width, g.swept_stats(frontier), positive=positive)
+            hist = histograms(g, codes[part], node, n_nodes, width, frontier)
             lowest, code = histogram_splits(hist, frontier, g.crit)
             n_left = cumulative_values(hist.counts)                            # rows up to each value, per (column, node)
             last = n_left[code, np.arange(len(part))[:, None], np.arange(n_nodes)] - 1

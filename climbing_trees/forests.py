@@ -20,7 +20,7 @@ from .impurity import check_sample_weight, grown_as
 from .growth import plan_growth, check_regression_target
 from .criteria import criterion_of
 from .fast import FAST
-from .counting import COUNTED_LEVELS, fit_binning, unbin_tree
+from .counting import COUNTING, fit_binning, unbin_tree
 from .levelwise import (PLAIN, Growth, check_presorted, grow_depth_by_depth, grow_levelwise_from_plan,
                                       keeps_orders, presort, subset_orders)
 from .inference import apply as apply_tree, decision_path as tree_decision_path, feature_importances
@@ -51,7 +51,7 @@ def trees_orders(plan, X, presorted=None):
 def grow_trees(X, y, criterion="gini", sample_weights=None, n_classes=None, *, random_states=None, presorted=None, categorical=(),
                max_depth=None, min_samples_split=2, min_samples_leaf=1, min_impurity_decrease=0.0, min_weight_leaf=0.0,
                max_leaf_nodes=None, max_features=None, splitter="best", tuning=None, batch_elements=None):
-    "One `Tree` per row of `sample_weights` (B, N), with `random_states[b]` and `min_weight_leaf` (a number, or one per tree): the arguments checked once (`plan_growth`, and each row of weights), then `grow_trees_from_plan`; `tuning`: chapter 11's `COUNTED_LEVELS` (chapter 10's `FAST`, and categorical columns a depth at a time) unless given."
+    "One `Tree` per row of `sample_weights` (B, N), with `random_states[b]` and `min_weight_leaf` (a number, or one per tree): the arguments checked once (`plan_growth`, and each row of weights), then `grow_trees_from_plan`; `tuning`: chapter 11's `COUNTING` (chapter 10's `FAST`, categorical columns a depth at a time, and few-valued columns counted) unless given."
     sample_weights = np.atleast_2d(np.asarray(sample_weights, dtype=float))
     B = len(sample_weights)
     random_states = [None] * B if random_states is None else list(random_states)
@@ -64,7 +64,7 @@ def grow_trees(X, y, criterion="gini", sample_weights=None, n_classes=None, *, r
                                 min_impurity_decrease=min_impurity_decrease, min_weight_leaf=float(min_weight_leaf.max()),
                                 max_leaf_nodes=max_leaf_nodes, max_features=max_features, splitter=splitter)
     for w in sample_weights: check_sample_weight(w, len(X))
-    plan = replace(plan, tuning=COUNTED_LEVELS if tuning is None else tuning)   # chapters 10 and 11's paths unless told otherwise
+    plan = replace(plan, tuning=COUNTING if tuning is None else tuning)   # chapters 10 and 11's paths unless told otherwise
     if presorted is not None: presorted = check_presorted(presorted, X.shape)
     return grow_trees_from_plan(plan, X, y, sample_weights, random_states, presorted, min_weight_leaf,
                                 TREES_BATCH_ELEMENTS if batch_elements is None else batch_elements)

@@ -343,7 +343,7 @@ def _search_frontier(g, orders, counts, depth, tree=None, bounds=None):
                                          g.criterion, g.n_classes, g.rules.min_samples_leaf, g.rules.min_weight_leaf)
             if j in g.searches: best[j] = found[j].impurity
         if g.counting is not None and threshold is None and len(swept):   # columns with few values, by their histograms:
-            swept = g.counting(g, swept, orders, counts, frontier, node_stats, units, best, where)   # the rest are swept
+            swept = g.counting(g, swept, searched, orders, counts, frontier, node_stats, units, best, where)   # the rest are swept
         few_drawn = (g.tuning.drawn_pairs is not None and len(swept) and len(swept) * orders.shape[1] > g.tuning.block_elements   # within one block, sweeping all costs fewer calls
                      and np.count_nonzero(searched[swept]) < g.tuning.drawn_pairs_below * searched[swept].size)
         if threshold is not None and few_drawn and not with_missing:                      # max_features: few pairs drawn

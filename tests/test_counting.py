@@ -239,17 +239,40 @@ def test_counting_applies_and_declines():
     _, _, w, plan = plan_growth(small, y[:100], "squared_error", None)
     assert counting_search(Growth(replace(plan, tuning=COUNTING), small, y[:100], w)) is None   # too small to repay a count
     _, _, w_drawn, drawn = plan_growth(X, y, "squared_error", None, None, max_features=3, random_state=0)
-    assert counting_search(Growth(replace(drawn, tuning=COUNTING), X, y, w_drawn)) is None   # drawn features: chapter 10's pairs
+    assert counting_search(Growth(replace(drawn, tuning=COUNTING), X, y, w_drawn)) is not None   # drawn features: their pairs
 
 
-@pytest.mark.parametrize("criterion,n_classes", [("gini", 3), ("squared_error", None)])
-def test_counting_grows_the_fast_forest(criterion, n_classes):
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("criterion,n_classes", [("squared_error", None), ("gini", 2), ("entropy", 3), ("gini", 10)])
+def test_counting_drawn_pairs_grows_the_fast_tree(criterion, n_classes, seed):
+    "Under max_features only the drawn (column, node) pairs are counted: the same tree as FAST's, counted at several depths."
+    X, y = rounded_data(10 + seed, 3000, 9, [5, 40, 120][seed], criterion, n_classes)
+    rng = np.random.default_rng(seed)
+    w = [None, rng.integers(0, 3, len(y)).astype(float), rng.uniform(0.5, 2, len(y))][seed]
+    rules = [dict(max_features=3), dict(max_features=5, min_samples_leaf=3), dict(max_features=2, min_weight_leaf=2.0)][seed]
+    counted = []
+    def recording(g):
+        "counting_search, recording the columns it counts at each depth."
+        search = counting_search(g)
+        def recorded(g, swept, *args):
+            left = search(g, swept, *args)
+            counted.append(len(swept) - len(left))
+            return left
+        return recorded
+    every_depth = replace(COUNTING, counting=recording, counting_from=0, counting_bins_per_row=4.0)
+    trees = [grow_levelwise(X, y, criterion, w, n_classes, tuning=t, random_state=seed, **rules) for t in (FAST, COUNTING, every_depth)]
+    assert tree_differences(trees[0], trees[1]) == [] and tree_differences(trees[0], trees[2]) == []
+    assert sum(c > 0 for c in counted) >= 3, counted
+
+
+@pytest.mark.parametrize("criterion,n_classes,max_features", [("gini", 3, None), ("squared_error", None, None), ("gini", 10, 3), ("squared_error", None, 4)])
+def test_counting_grows_the_fast_forest(criterion, n_classes, max_features):
     "Several bootstrapped trees grown together (their codes: X's ranks at the stacked rows) are FAST's trees."
     X, y = rounded_data(5, 6000, 8, 50, criterion, n_classes)
     rng = np.random.default_rng(0)
     weights = np.array([np.bincount(rng.integers(0, len(y), len(y)), minlength=len(y)) for _ in range(4)], dtype=float)
-    forests = [grow_trees(X, y, criterion, weights, n_classes=n_classes, random_states=[1, 2, 3, 4], tuning=t)
-               for t in (FAST, COUNTING)]
+    forests = [grow_trees(X, y, criterion, weights, n_classes=n_classes, random_states=[1, 2, 3, 4], tuning=t,
+                          max_features=max_features) for t in (FAST, COUNTING)]
     for a, b in zip(*forests): assert tree_differences(a, b) == []
 
 
