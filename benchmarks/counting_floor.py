@@ -150,11 +150,11 @@ def main():
     cpu = sorted(os.sched_getaffinity(0))[-1] if args.cpu is None else args.cpu
     os.sched_setaffinity(0, {cpu})
     print(f"one core (cpu {cpu}); seconds, best of the repeats; ratios to scikit-learn's")
-    print(f"{'case':50s} {'sklearn':>8s} {'ours':>8s} {'floor':>8s} {'ours/sk':>8s} {'floor/sk':>9s} {'target':>7s} {'ours/floor':>10s}  nodes sk/ours/floor")
+    print(f"{'case':54s} {'sklearn':>8s} {'ours':>8s} {'floor':>8s} {'ours/sk':>8s} {'floor/sk':>9s} {'target':>7s} {'ours/floor':>10s}  nodes sk/ours/floor")
     for label, target, ours, lean, theirs, repeats in cases(args.quick):
         t_sk, t_ours, t_lean = best_of([theirs, ours, lean], repeats)
         m_sk, m_ours, n_lean = theirs(), ours(), lean()               # once more, for the node counts
-        print(f"{label:50s} {t_sk:8.4f} {t_ours:8.4f} {t_lean:8.4f} {t_ours / t_sk:8.2f} {t_lean / t_sk:9.2f} {target:7.1f} "
+        print(f"{label:54s} {t_sk:8.4f} {t_ours:8.4f} {t_lean:8.4f} {t_ours / t_sk:8.2f} {t_lean / t_sk:9.2f} {target:7.1f} "
               f"{t_ours / t_lean:10.2f}  {node_count(m_sk)}/{node_count(m_ours)}/{n_lean}")
 
 

@@ -72,3 +72,15 @@ def test_counting_quick_prints_every_case():
     for case in ("random forest, 10 trees, digits", "single tree, digits", "single tree regressor, 100k x 10 (100 values)",
                  "single tree classifier, 100k x 10 (100 values)", "solder"):
         assert case in run.stdout, f"the table lacks {case}:\n{run.stdout[-3000:]}"
+
+
+def test_counting_floor_quick_grows_the_library_s_trees():
+    "benchmarks/counting_floor.py's lean counting grower grows trees of the library's size (it is a floor of the same algorithm) and prints every case."
+    run = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "counting_floor.py"), "--quick"], cwd=ROOT,
+                         capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    rows = [line for line in run.stdout.splitlines() if line.startswith(("random forest", "single tree"))]
+    assert len(rows) >= 4, run.stdout
+    for row in rows:
+        _, ours, floor = map(int, row.split()[-1].split("/"))
+        assert abs(floor - ours) <= 0.06 * ours, row                   # the same algorithm: about as many nodes
