@@ -200,6 +200,19 @@ def rounded_data(seed, n, d, values, criterion, n_classes=None):
     return X, np.digitize(score, np.quantile(score, np.linspace(0, 1, n_classes + 1)[1:-1]))
 
 
+def counting_everywhere():
+    "A list that records how many columns `counting_search` counts at each depth, and COUNTING made to count even where it loses."
+    counted = []
+    def recording(g):
+        search = counting_search(g)
+        def recorded(g, swept, *args):
+            left = search(g, swept, *args)
+            counted.append(len(swept) - len(left))
+            return left
+        return recorded
+    return counted, replace(COUNTING, counting=recording, counting_from=0, counting_bins_per_row=4.0)
+
+
 @pytest.mark.parametrize("seed", range(4))
 @pytest.mark.parametrize("criterion,n_classes", [("squared_error", None), ("gini", 2), ("entropy", 3), ("gini", 12)])
 def test_counting_grows_the_fast_tree(criterion, n_classes, seed):
@@ -208,16 +221,7 @@ def test_counting_grows_the_fast_tree(criterion, n_classes, seed):
     rng = np.random.default_rng(seed)
     w = [None, rng.integers(1, 4, len(y)).astype(float), np.where(rng.random(len(y)) < 0.2, 0.0, rng.uniform(0.5, 2, len(y))), None][seed]
     rules = [dict(), dict(min_samples_leaf=4), dict(min_weight_leaf=3.0), dict(min_samples_leaf=2, max_depth=12)][seed]
-    counted = []
-    def recording(g):
-        "counting_search, recording the columns it counts at each depth."
-        search = counting_search(g)
-        def recorded(g, swept, *args):
-            left = search(g, swept, *args)
-            counted.append(len(swept) - len(left))
-            return left
-        return recorded
-    every_depth = replace(COUNTING, counting=recording, counting_from=0, counting_bins_per_row=4.0)   # count even where it loses
+    counted, every_depth = counting_everywhere()
     trees = [grow_levelwise(X, y, criterion, w, n_classes, tuning=t, **rules) for t in (FAST, COUNTING, every_depth)]
     assert tree_differences(trees[0], trees[1]) == [] and tree_differences(trees[0], trees[2]) == []
     assert sum(c > 0 for c in counted) >= 3, counted                 # columns counted at several depths, deep ones too
@@ -250,16 +254,7 @@ def test_counting_drawn_pairs_grows_the_fast_tree(criterion, n_classes, seed):
     rng = np.random.default_rng(seed)
     w = [None, rng.integers(0, 3, len(y)).astype(float), rng.uniform(0.5, 2, len(y))][seed]
     rules = [dict(max_features=3), dict(max_features=5, min_samples_leaf=3), dict(max_features=2, min_weight_leaf=2.0)][seed]
-    counted = []
-    def recording(g):
-        "counting_search, recording the columns it counts at each depth."
-        search = counting_search(g)
-        def recorded(g, swept, *args):
-            left = search(g, swept, *args)
-            counted.append(len(swept) - len(left))
-            return left
-        return recorded
-    every_depth = replace(COUNTING, counting=recording, counting_from=0, counting_bins_per_row=4.0)
+    counted, every_depth = counting_everywhere()
     trees = [grow_levelwise(X, y, criterion, w, n_classes, tuning=t, random_state=seed, **rules) for t in (FAST, COUNTING, every_depth)]
     assert tree_differences(trees[0], trees[1]) == [] and tree_differences(trees[0], trees[2]) == []
     assert sum(c > 0 for c in counted) >= 3, counted
