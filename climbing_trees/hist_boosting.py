@@ -4,16 +4,22 @@
 
 # %% ../nbs/21_hist_boosting.ipynb #hist-004
 from __future__ import annotations
+import heapq
+import math
+from functools import partial
 from typing import NamedTuple
 import numpy as np
-from scipy.special import logit
+from scipy.special import expit, logit, softmax
 from scipy.stats import gmean
 from sklearn.utils import check_random_state
 from .counting import BINNING_SUBSAMPLE, MAX_BINS, bin_thresholds
 
 # %% auto #0
-__all__ = ['node_value', 'split_gain', 'baseline', 'weighted_median', 'gradients', 'Bins', 'fit_bins', 'bin_codes', 'Codes',
-           'node_codes', 'histograms']
+__all__ = ['MIN_CAT_SUPPORT', 'RECORD', 'node_value', 'split_gain', 'baseline', 'weighted_median', 'gradients', 'Bins',
+           'fit_bins', 'bin_codes', 'Codes', 'node_codes', 'histograms', 'Split', 'Node', 'scan_masks',
+           'numeric_splits', 'glibc_msort', 'categorical_split', 'searched_features', 'find_split', 'partition', 'Rows',
+           'grow_tree', 'bounded_value', 'bounded_split_gain', 'constraint_params', 'tree_records', 'tree_predict',
+           'HistBoosting']
 
 # %% ../nbs/21_hist_boosting.ipynb #hist-008
 def node_value(g, h, l2):
@@ -140,3 +146,440 @@ def histograms(codes, rows, gh, constant, n_bins, counts=None):
     else:
         for f, column in enumerate(node): out[2, f] = np.bincount(column, minlength=n_bins)
     return out
+
+# %% ../nbs/21_hist_boosting.ipynb #hist-b001
+class Split(NamedTuple):
+    "A node's best split (splitting.pyx's `split_info_struct`); `left_bins` the categories sent left (categorical splits)."
+    gain: float
+    feature: int
+    bin: int
+    missing_left: bool
+    g_left: float
+    h_left: float
+    g_right: float
+    h_right: float
+    n_left: int
+    value_left: float
+    value_right: float
+    left_bins: np.ndarray | None = None
+
+class Node:
+    "A node being grown (grower.py's TreeNode): its number `id` (its rows are kept where the rows live), its number of rows `n`, sums, value, split, histograms; ordered in the heap by gain, larger first. With constraints: the bounds of its children's values (`lower`, `upper`: monotonic constraints), the features it may split on in sklearn's order (`allowed`) and the indices of the interaction groups still open (`groups`)."
+    lower, upper, allowed, groups = -math.inf, math.inf, None, None
+    def __init__(self, depth, id, n, g, h, value):
+        self.depth, self.id, self.n, self.g, self.h, self.value = depth, id, n, g, h, value
+        self.split = self.hist = self.left = self.right = None
+        self.is_leaf = False
+    def __lt__(self, other): return self.split.gain > other.split.gain
+
+def scan_masks(nb, has_missing, missing_bin):
+    "The cuts each scan tries, (F, bins) masks fixed for the fit: left to right bins 0..n_known-2+has_missing; right to left (None if no feature has missing values) bins 0..n_known-2 of the features with missing values."
+    bins = np.arange(missing_bin)
+    rl = has_missing[:, None] & (bins[:-1] <= (nb - 2)[:, None]) if has_missing.any() else None
+    return dict(scan_lr=bins < (nb - 1 + has_missing)[:, None], scan_rl=rl)
+
+def numeric_splits(S, node, p):
+    """Each feature's best numeric split (splitting.pyx `_find_best_bin_to_split_left_to_right`, then `..._right_to_left`
+    where the feature has missing values), vectorized over (feature, bin) on the histograms S (3, F, bins): returns the
+    gains (F,) (-1: none), bins and whether the right-to-left scan won, and the cumulated sums of both scans."""
+    F, B = S.shape[1], S.shape[2] - 1                             # bins 0..B-1 known, B missing
+    total = np.array([node.g, node.h, node.n], dtype=np.float64)[:, None, None]
+    L = np.cumsum(S[:, :, :B], axis=2)                            # left: bins 0..b; right = total - left
+    gain = _scan_gains(L, total - L, node, p, p["scan_lr"])
+    b = np.argmax(gain, 1)                                        # ties: the first bin (gain > best_gain)
+    f = np.arange(F)
+    best = np.where(gain[f, b] > p["min_gain"], gain[f, b], -1.0)
+    rtl, R2 = np.zeros(F, dtype=bool), None
+    if p["scan_rl"] is not None:                                  # right: bins b+1..B-1, summed from the top down
+        R2 = np.cumsum(S[:, :, B - 1:0:-1], axis=2)[:, :, ::-1]
+        gain2 = _scan_gains(total - R2, R2, node, p, p["scan_rl"])
+        b2 = B - 2 - np.argmax(gain2[:, ::-1], 1)                 # ties: the first met from the right
+        rtl = (gain2[f, b2] > best) & (gain2[f, b2] > p["min_gain"])
+        best, b = np.where(rtl, gain2[f, b2], best), np.where(rtl, b2, b)
+    return best, b, rtl, L, R2
+
+def _scan_gains(L, R, node, p, valid):
+    "`_split_gain` of every cut whose left and right sums (3, F, bins) are L and R, -inf where the cut is not admissible: fewer than min_samples_leaf rows or min_hessian_to_split hessian on a side (the scans' continue/break rules as a mask: counts and hessians are monotone along a scan, so a break drops only cuts that fail anyway), or outside the scan (`valid`)."
+    ok = valid & (np.minimum(L[2], R[2]) >= p["min_samples_leaf"]) & (np.minimum(L[1], R[1]) >= p["min_hessian"])
+    cst = p.get("monotonic")
+    with np.errstate(all="ignore"):
+        if cst is None: gain = split_gain(L[0], L[1], R[0], R[1], node.g * node.value, p["l2"])
+        else: gain = bounded_split_gain(L[0], L[1], R[0], R[1], node.g * node.value, p["l2"], cst[:, None], node.lower,
+                                        node.upper)
+    gain[~ok] = -np.inf
+    return gain
+
+# %% ../nbs/21_hist_boosting.ipynb #hist-b005
+MIN_CAT_SUPPORT = 10.0        # splitting.pyx, _find_best_bin_to_split_category
+
+def _admissible(nl, nr, hl, hr, p):
+    "The scans' continue/break rules as a mask (counts and hessians are monotone along a scan, so a break drops only cuts that fail anyway)."
+    m = p["min_samples_leaf"]
+    return (nl >= m) & (nr >= m) & (hl >= p["min_hessian"]) & (hr >= p["min_hessian"])
+
+def glibc_msort(keys):
+    "The order glibc 2.36's qsort (a top-down merge sort) gives `keys` under splitting.pyx's `compare_cat_infos` (-1 if a < b else 1: on a tie the right run's element goes first)."
+    idx = list(range(len(keys)))
+    def sort(a):
+        if len(a) <= 1: return a
+        l, r = sort(a[:len(a) // 2]), sort(a[len(a) // 2:])
+        out, i, j = [], 0, 0
+        while i < len(l) and j < len(r):
+            if keys[l[i]] < keys[r[j]]: out.append(l[i]); i += 1
+            else: out.append(r[j]); j += 1
+        return out + l[i:] + r[j:]
+    return np.array(sort(idx), dtype=np.intp)
+
+def categorical_split(Gf, Hf, Cf, node, nb, has_missing, missing_bin, p):
+    "One categorical feature's best split (splitting.pyx `_find_best_bin_to_split_category`): categories of support >= MIN_CAT_SUPPORT sorted by G / (H + 10), prefixes scanned from each end up to the middle. Returns (gain, left_bins (bool over bins), G_left, H_left, n_left) or None."
+    n = node.n
+    support = n / node.h
+    cand = np.concatenate([np.arange(nb), [missing_bin] if has_missing else []]).astype(np.intp)
+    hb = Hf[cand]
+    cand = cand[hb * support >= MIN_CAT_SUPPORT]
+    if len(cand) <= 1: return None
+    cand = cand[glibc_msort(Gf[cand] / (Hf[cand] + MIN_CAT_SUPPORT))]
+    loss_node = node.g * node.value
+    best = None
+    for direction, middle in ((1, (len(cand) + 1) // 2), (-1, (len(cand) + 1) // 2 - 1)):
+        seq = cand[:middle] if direction == 1 else cand[::-1][:middle]
+        gl, hl, nl = np.cumsum(Gf[seq]), np.cumsum(Hf[seq]), np.cumsum(Cf[seq])
+        gr, hr, nr = node.g - gl, node.h - hl, n - nl
+        ok = _admissible(nl, nr, hl, hr, p)
+        with np.errstate(all="ignore"):
+            if p.get("monotonic") is None: gain = split_gain(gl, hl, gr, hr, loss_node, p["l2"])
+            else: gain = bounded_split_gain(gl, hl, gr, hr, loss_node, p["l2"], 0, node.lower, node.upper)   # no constraint on categories
+            gain = np.where(ok, gain, -np.inf)
+        i = int(np.argmax(gain)) if len(gain) else 0
+        if len(gain) and gain[i] > p["min_gain"] and gain[i] > (-1.0 if best is None else best[0]):
+            left = np.zeros(missing_bin + 1, dtype=bool)
+            left[seq[:i + 1]] = True
+            best = (gain[i], left, gl[i], hl[i], nl[i])
+    return best
+
+# %% ../nbs/21_hist_boosting.ipynb #hist-b008
+def searched_features(node, p, n_features):
+    """The features `find_node_split` looks at, in its order: `node.allowed` (interaction constraints) or all; then, if
+    max_features < 1, a draw of max(1, ceil(max_features * n_allowed)) of them: a mask with that many leading True values
+    shuffled by `p["rng"]` (one `Generator.shuffle` per node searched, as splitting.pyx does). Returns (the features in
+    order, the searched ones as a bool mask over all features), or None when every feature is searched."""
+    fraction, allowed = p.get("max_features", 1.0), node.allowed
+    if fraction >= 1.0 and allowed is None: return None
+    order = np.arange(n_features) if allowed is None else allowed.astype(np.intp)
+    searched = np.zeros(n_features, dtype=bool)
+    if fraction < 1.0:
+        mask = np.full(len(order), False)
+        mask[:max(1, int(math.ceil(fraction * len(order))))] = True
+        p["rng"].shuffle(mask)
+        searched[order[mask]] = True
+    else: searched[order] = True
+    return order, searched
+
+def find_split(node, p, nb, has_missing, is_cat, missing_bin):
+    "The node's best `Split` over the features it searches (splitting.pyx `find_node_split`: the first feature of largest gain, in the order of the allowed features; gain -1 for a feature not drawn)."
+    S = node.hist
+    gains, bins, rtl, L, R2 = numeric_splits(S, node, p)
+    subset = searched_features(node, p, len(nb))
+    cats = {}
+    for j in np.flatnonzero(is_cat if subset is None else is_cat & subset[1]):
+        gains[j] = -1.0
+        found = categorical_split(S[0, j], S[1, j], S[2, j], node, nb[j], has_missing[j], missing_bin, p)
+        if found is not None: gains[j], cats[j] = found[0], found
+    if subset is None: j = int(np.argmax(gains))
+    else:
+        order, searched = subset
+        gains[~searched] = -1.0
+        j = int(order[np.argmax(gains[order])])
+    if j in cats:
+        gl, hl, nl = cats[j][2:]
+        gr, hr = node.g - gl, node.h - hl
+        left, b, missing_left = cats[j][1], 0, bool(has_missing[j] and cats[j][1][missing_bin])
+    elif rtl[j]:                                                  # stored left sums; right recomputed as total - left
+        b, left, missing_left = int(bins[j]), None, True
+        gl, hl, nl = node.g - R2[0, j, b], node.h - R2[1, j, b], node.n - R2[2, j, b]
+        gr, hr = node.g - gl, node.h - hl
+    else:
+        b, left, missing_left = int(bins[j]), None, False
+        gl, hl, nl = L[0, j, b], L[1, j, b], L[2, j, b]
+        gr, hr = node.g - gl, node.h - hl
+    l2 = p["l2"]
+    if p.get("monotonic") is None: vl, vr = node_value(gl, hl, l2), node_value(gr, hr, l2)
+    else: vl, vr = bounded_value(gl, hl, l2, node.lower, node.upper), bounded_value(gr, hr, l2, node.lower, node.upper)
+    return Split(gains[j], j, b, missing_left, gl, hl, gr, hr, int(nl), vl, vr, left)
+
+# %% ../nbs/21_hist_boosting.ipynb #hist-b010
+def partition(rows, column, bin, missing_left, left_bins, missing_bin):
+    "The rows (ascending) going left and right at a split of the feature whose codes are `column` (numeric: bins <= `bin`, and the missing bin if `missing_left`, go left; categorical: the bins of the bool table `left_bins`), each in ascending order (a stable partition, as `Splitter.split_indices`). `compress` rather than a boolean index: about 5x faster on a mask without runs."
+    x = column.take(rows)
+    if left_bins is not None: goes_left = left_bins[x]
+    elif missing_left: goes_left = (x <= bin) | (x == missing_bin)
+    else: goes_left = x <= bin
+    return rows.compress(goes_left), rows.compress(~goes_left)
+
+# %% ../nbs/21_hist_boosting.ipynb #hist-b011
+class Rows:
+    "The training rows of one block, where they live (in memory, or on a dask worker): their codes, targets, weights and raw predictions (N, K), the gradients of the current iteration, and while a tree grows the rows of each of its nodes (ascending; None: every row)."
+    def __init__(self, codes, y, w, raw, missing_bin):
+        self.codes, self.y, self.w, self.raw, self.n_bins = codes, y, w, raw, missing_bin + 1
+        self.n = codes.by_row.shape[0]
+        self.root_counts = np.array([np.bincount(c, minlength=self.n_bins) for c in codes.by_feature])   # every tree's
+    def gradients(self, of):
+        "This iteration's gradients and hessians of every row, `of(y, raw, w)` (e.g. `partial(gradients, loss)`); whether the hessians are constant."
+        self.g, self.h = of(self.y, self.raw, self.w)
+        return self.h is None
+    def start(self, k):
+        "Begin a tree on the gradients of output k: every row at the root (node 0); each row's gradient and hessian (1 if constant) as one complex number."
+        self.k, self.nodes, self.constant = k, {0: None}, self.h is None
+        self.gh = np.empty(self.n, dtype=complex)
+        self.gh.real, self.gh.imag = self.g[k], 1.0 if self.constant else self.h[k]
+    def histograms(self, node):
+        "The histograms (3, F, bins) of `node`'s rows."
+        rows = self.nodes[node]
+        return histograms(self.codes, rows, self.gh, self.constant, self.n_bins, self.root_counts if rows is None else None)
+    def split(self, node, feature, bin, missing_left, left_bins, left, right, count=None):
+        "Send `node`'s rows to its children `left` and `right` (a stable partition); return the histograms of child `count` (None: none)."
+        rows = self.nodes.pop(node)
+        rows = np.arange(self.n) if rows is None else rows
+        self.nodes[left], self.nodes[right] = partition(rows, self.codes.by_feature[feature], bin, missing_left, left_bins,
+                                                        self.n_bins - 1)
+        return None if count is None else self.histograms(count)
+    def rows_of(self, node): return np.arange(self.n) if self.nodes[node] is None else self.nodes[node]
+    def add_leaves(self, values):
+        "Add each leaf's value ({node: value}) to its rows' raw predictions of the tree's output; forget the tree's nodes."
+        for node, v in values.items(): self.raw[self.rows_of(node), self.k] += v
+        self.nodes = {}
+
+# %% ../nbs/21_hist_boosting.ipynb #hist-b012
+def grow_tree(rows, k, p, nb, has_missing, is_cat, missing_bin):
+    """One tree on the gradients of output k of `rows` (a `Rows`, or anything with its `start`, `histograms`, `split`, `n`
+    and `constant`), as grower.py's TreeGrower grows it: best first by gain (a heap), leaves at max_leaf_nodes, max_depth,
+    fewer than 2 min_samples_leaf rows or no split of positive gain; the smaller child's histograms counted, the larger's
+    the parent's less them. Constraints from `p` (see `constraint_params`): interaction groups restrict each node's
+    features, monotonic constraints bound the children's values by the mid-point of a constrained split's two values.
+    Returns the root and the leaves in finalizing order (values times the learning rate)."""
+    rows.start(k)
+    hist = rows.histograms(0)
+    N = rows.n
+    groups, mono = p.get("interaction"), p.get("monotonic")
+    allowed = None
+    if groups is not None:                                        # `_initialize_root`: the union's first feature's sums
+        allowed = set().union(*groups)
+        allowed = np.fromiter(allowed, dtype=np.uint32, count=len(allowed))
+    f0 = 0 if allowed is None else int(allowed[0])
+    root = Node(0, 0, N, hist[0][f0].sum(), np.float32(N) if rows.constant else hist[1][f0].sum(), 0.0)
+    leaves, heap, n_nodes = [], [], [1]
+
+    def finalize(node):
+        node.is_leaf = True
+        leaves.append(node)
+
+    def search(node):
+        node.split = find_split(node, p, nb, has_missing, is_cat, missing_bin)
+        if node.split.gain <= 0: finalize(node)
+        else: heapq.heappush(heap, node)
+
+    if N < 2 * p["min_samples_leaf"] or root.h < p["min_hessian"]: finalize(root)
+    else:
+        if groups is not None: root.allowed, root.groups = allowed, range(len(groups))
+        root.hist = hist
+        search(root)
+    while heap:
+        node = heapq.heappop(heap)
+        s = node.split
+        left = Node(node.depth + 1, n_nodes[0], s.n_left, s.g_left, s.h_left, s.value_left)
+        right = Node(node.depth + 1, n_nodes[0] + 1, node.n - s.n_left, s.g_right, s.h_right, s.value_right)
+        node.left, node.right = left, right
+        n_nodes[0] += 2
+        if p["max_leaf_nodes"] is not None and len(leaves) + len(heap) + 2 == p["max_leaf_nodes"]:
+            finalize(left); finalize(right)
+            while heap: finalize(heap.pop())
+        elif p["max_depth"] is not None and left.depth == p["max_depth"]:
+            finalize(left); finalize(right)
+        else:
+            for child in (left, right):
+                if child.n < 2 * p["min_samples_leaf"]: finalize(child)
+        small, large = (left, right) if left.n < right.n else (right, left)
+        counted = None if left.is_leaf and right.is_leaf else small.id   # the smaller child's histograms, with the split
+        small.hist = rows.split(node.id, s.feature, s.bin, s.missing_left, s.left_bins, left.id, right.id, counted)
+        if groups is not None:
+            left.allowed, left.groups = _interactions(node, groups)
+            right.allowed, right.groups = left.allowed, left.groups
+        if not has_missing[s.feature]: node.split = s._replace(missing_left=left.n > right.n)
+        if mono is not None: _bound_children(node, left, right, mono[s.feature])
+        if counted is not None:
+            large.hist = node.hist - small.hist
+            for child in (left, right):
+                if not child.is_leaf: search(child)
+        node.hist = None                                          # the parent's histograms are no longer needed
+    for leaf in leaves: leaf.value *= p["learning_rate"]
+    return root, leaves, n_nodes[0]
+
+# %% ../nbs/21_hist_boosting.ipynb #hist-b014
+def bounded_value(g, h, l2, lower, upper):
+    "splitting.pyx `compute_node_value` with bounds: -G / (H + l2 + 1e-15), then set to `lower` if below it, else to `upper` if above it (NaN kept, as C's comparisons keep it)."
+    v = node_value(g, h, l2)
+    if np.ndim(v) == 0: return lower if v < lower else upper if v > upper else v
+    return np.where(v < lower, lower, np.where(v > upper, upper, v))
+
+def bounded_split_gain(gl, hl, gr, hr, loss_node, l2, cst, lower, upper):
+    "splitting.pyx `_split_gain` with monotonic constraints: the children's values bounded to [lower, upper]; -1 where they break the constraint `cst` of the feature (1: left <= right, -1: left >= right); else the node's G*value less each child's."
+    vl, vr = bounded_value(gl, hl, l2, lower, upper), bounded_value(gr, hr, l2, lower, upper)
+    gain = loss_node - gl * vl
+    gain = gain - gr * vr
+    return np.where(((cst == 1) & (vl > vr)) | ((cst == -1) & (vl < vr)), -1.0, gain)
+
+def constraint_params(monotonic_cst, interaction_cst, max_features, rng, is_cat):
+    """The grower's constraint entries of `p`, checked as TreeGrower checks them: `monotonic` (int8 per internal feature,
+    None if all 0; categorical features may not have one), `interaction` (a list of sets of internal feature indices, or
+    None), `max_features` (feature_fraction_per_split) and `rng` (a numpy Generator, drawn from only if max_features < 1)."""
+    mono = None
+    if monotonic_cst is not None:
+        mono = np.asarray(monotonic_cst, dtype=np.int8)
+        if np.any(np.asarray(is_cat, dtype=bool) & (mono != 0)):
+            raise ValueError("Categorical features cannot have monotonic constraints.")
+        if not np.any(mono != 0): mono = None
+    return dict(monotonic=mono, interaction=interaction_cst, max_features=max_features, rng=rng)
+
+def _interactions(node, groups):
+    "grower.py `_compute_interactions`: the groups of `node.groups` that hold its split feature, and the union of their features as an array in the set's iteration order (sklearn's order, which decides ties and the feature draw)."
+    allowed, kept = set(), []
+    for i in node.groups:
+        if node.split.feature in groups[i]:
+            kept.append(i)
+            allowed.update(groups[i])
+    return np.fromiter(allowed, dtype=np.uint32, count=len(allowed)), kept
+
+def _bound_children(node, left, right, constraint):
+    "The bounds of a split node's children (grower.py): the node's own; after a split on a constrained column, cut at the mid-point of the two children's values, the lower half for the child that must stay below."
+    (left.lower, left.upper), (right.lower, right.upper) = (node.lower, node.upper), (node.lower, node.upper)
+    if constraint == 0: return
+    mid = (left.value + right.value) / 2
+    if constraint == 1: left.upper, right.lower = mid, mid
+    else: left.lower, right.upper = mid, mid
+
+# %% ../nbs/21_hist_boosting.ipynb #hist-b016
+RECORD = np.dtype([("value", np.float64), ("count", np.uint32), ("feature_idx", np.intp), ("num_threshold", np.float64),
+                   ("missing_go_to_left", np.uint8), ("left", np.uint32), ("right", np.uint32), ("gain", np.float64),
+                   ("depth", np.uint32), ("is_leaf", np.uint8), ("bin_threshold", np.uint8), ("is_categorical", np.uint8)])
+
+def tree_records(root, n_nodes, bins):
+    "The tree as sklearn's predictor nodes (grower.py `_fill_predictor_arrays`: depth first, left before right) and the categories sent left by each categorical node ({node index: bool over bins})."
+    nodes, cat_left = np.zeros(n_nodes, dtype=RECORD), {}
+    def fill(node, i):
+        r = nodes[i]
+        r["count"], r["depth"], r["value"] = node.n, node.depth, node.value
+        r["gain"] = -1 if node.split is None else node.split.gain
+        if node.is_leaf:
+            r["is_leaf"] = True
+            return i + 1
+        s = node.split
+        r["feature_idx"], r["bin_threshold"], r["missing_go_to_left"] = s.feature, s.bin, s.missing_left
+        r["is_categorical"] = s.left_bins is not None
+        if s.bin == bins.n_known[s.feature] - 1: r["num_threshold"] = np.inf
+        elif s.left_bins is not None: cat_left[i] = s.left_bins
+        else: r["num_threshold"] = bins.edges[s.feature][s.bin]
+        r["left"] = i + 1
+        nxt = fill(node.left, i + 1)
+        r["right"] = nxt
+        return fill(node.right, nxt)
+    fill(root, 0)
+    return nodes, cat_left
+
+def tree_predict(nodes, cat_left, codes, missing_bin):
+    "Each row's leaf value in one tree, from the binned codes (F, N): the rows of each node partitioned depth first, as in the fit (work in proportion to the rows times their depth). Unknown categories and missing values go the record's missing side."
+    out = np.empty(codes.shape[1])
+    feature, bin, missing_left = nodes["feature_idx"].tolist(), nodes["bin_threshold"].tolist(), nodes["missing_go_to_left"].tolist()
+    left, right, is_leaf, value = nodes["left"].tolist(), nodes["right"].tolist(), nodes["is_leaf"].tolist(), nodes["value"]
+    tables = {}
+    for i, table in cat_left.items():
+        tables[i] = table.copy()
+        tables[i][missing_bin] = missing_left[i]
+    stack = [(0, np.arange(codes.shape[1]))]
+    while stack:
+        i, rows = stack.pop()
+        if is_leaf[i]:
+            out[rows] = value[i]
+            continue
+        goes = partition(rows, codes[feature[i]], bin[i], missing_left[i], tables.get(i), missing_bin)
+        stack += [(right[i], goes[1]), (left[i], goes[0])]
+    return out
+
+# %% ../nbs/21_hist_boosting.ipynb #hist-b018
+class HistBoosting:
+    """Histogram gradient boosting equal to sklearn's HistGradientBoosting{Regressor,Classifier} with early_stopping=False.
+    loss: 'squared_error', 'absolute_error', 'poisson' (regression) or 'log_loss' (classification: binary, or one tree per
+    class per iteration). monotonic_cst: -1/0/1 per column of X (no check beyond the grower's); interaction_cst: a list of
+    sets of feature indices in sklearn's *internal* order (categorical columns first: sklearn does not remap them), every
+    feature listed (sklearn's `_check_interaction_cst` adds the rest); max_features: the fraction of features per split."""
+
+    def __init__(self, loss="squared_error", learning_rate=0.1, max_iter=100, max_leaf_nodes=31, max_depth=None,
+                 min_samples_leaf=20, l2_regularization=0.0, max_bins=255, categorical_features=(), random_state=None,
+                 monotonic_cst=None, interaction_cst=None, max_features=1.0):
+        self.loss, self.learning_rate, self.max_iter, self.max_leaf_nodes = loss, learning_rate, max_iter, max_leaf_nodes
+        self.max_depth, self.min_samples_leaf, self.l2_regularization = max_depth, min_samples_leaf, l2_regularization
+        self.max_bins, self.categorical_features, self.random_state = max_bins, categorical_features, random_state
+        self.monotonic_cst, self.interaction_cst, self.max_features = monotonic_cst, interaction_cst, max_features
+
+    def fit(self, X, y, sample_weight=None):
+        "Bins X, starts from the baseline and adds max_iter iterations of trees (K per iteration), as sklearn's `fit`."
+        X = np.asarray(X, dtype=float)
+        w = None if sample_weight is None else np.asarray(sample_weight, dtype=float)
+        y = np.asarray(y)
+        if self.loss == "log_loss":
+            self.classes_, y = np.unique(y, return_inverse=True)
+            y = y.astype(np.float64)
+            self._loss = "binary" if len(self.classes_) <= 2 else "multinomial"
+        else: y, self._loss = y.astype(np.float64), self.loss
+        K = len(self.classes_) if self._loss == "multinomial" else 1
+        rng = check_random_state(self.random_state)
+        seed = rng.randint(np.iinfo(np.uint32).max, dtype="u8")   # sklearn's _random_seed
+        subsample_rng = np.random.default_rng(rng.randint(np.iinfo(np.uint32).max, dtype="u8"))   # _feature_subsample_rng
+        self.bins_ = fit_bins(X, self.max_bins, self.categorical_features, w, seed)
+        by_feature = bin_codes(self.bins_, X)
+        codes = Codes(by_feature, np.ascontiguousarray(by_feature.T))
+        mb = self.bins_.missing_bin
+        has_missing = (by_feature == mb).any(axis=1)
+        p = dict(l2=self.l2_regularization, min_gain=0.0, min_hessian=1e-3, min_samples_leaf=self.min_samples_leaf,
+                 max_leaf_nodes=self.max_leaf_nodes, max_depth=self.max_depth, learning_rate=self.learning_rate,
+                 **scan_masks(self.bins_.n_known, has_missing, mb))
+        mono = None if self.monotonic_cst is None else np.asarray(self.monotonic_cst)[self.bins_.order]   # categorical first
+        p.update(constraint_params(mono, self.interaction_cst, self.max_features, subsample_rng, self.bins_.is_categorical))
+        self.baseline_ = baseline(self._loss, y, w, K)
+        raw = np.zeros((len(y), K)) + self.baseline_[None]
+        rows = Rows(codes, y, w, raw, mb)
+        self.trees_ = []
+        for _ in range(self.max_iter):
+            rows.gradients(partial(gradients, self._loss))
+            self.trees_.append([])
+            for k in range(K):
+                root, leaves, n_nodes = grow_tree(rows, k, p, self.bins_.n_known, has_missing, self.bins_.is_categorical, mb)
+                if self._loss == "absolute_error":                # gradient_boosting.py `_update_leaves_values`
+                    for leaf in leaves:
+                        at = rows.rows_of(leaf.id)
+                        r = y[at] - raw[at, k]
+                        leaf.value = self.learning_rate * (np.median(r) if w is None else weighted_median(r, w[at]))
+                self.trees_[-1].append(tree_records(root, n_nodes, self.bins_))
+                rows.add_leaves({leaf.id: leaf.value for leaf in leaves})
+        return self
+
+    def raw_predict(self, X):
+        "The baseline plus every tree's leaf value, added tree by tree as sklearn's `_raw_predict`: (N, K)."
+        codes = bin_codes(self.bins_, X)
+        raw = np.zeros((codes.shape[1], len(self.baseline_))) + self.baseline_[None]
+        for trees in self.trees_:
+            for k, (nodes, cat_left) in enumerate(trees): raw[:, k] += tree_predict(nodes, cat_left, codes, self.bins_.missing_bin)
+        return raw
+
+    def predict_proba(self, X):
+        "Class probabilities: expit of the raw prediction (two classes), its softmax (more)."
+        raw = self.raw_predict(X)
+        if self._loss == "binary":
+            p1 = expit(raw[:, 0])
+            return np.column_stack([1 - p1, p1])
+        return softmax(raw, axis=1)
+
+    def predict(self, X):
+        "Regression: the inverse link of the raw prediction (exp for Poisson); classification: the most probable class."
+        if self.loss == "log_loss": return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+        raw = self.raw_predict(X)[:, 0]
+        return np.exp(raw) if self._loss == "poisson" else raw

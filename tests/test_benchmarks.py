@@ -84,3 +84,12 @@ def test_counting_floor_quick_grows_the_library_s_trees():
     for row in rows:
         _, ours, floor = map(int, row.split()[-1].split("/"))
         assert abs(floor - ours) <= 0.06 * ours, row                   # the same algorithm: about as many nodes
+
+
+def test_hist_boosting_quick_prints_every_case_and_matches():
+    "benchmarks/hist_boosting.py prints issue 38's rows, and our raw predictions are scikit-learn's bit for bit."
+    run = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "hist_boosting.py"), "--quick"], cwd=ROOT,
+                         capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    assert run.stdout.count("   target ") == 5, run.stdout
+    assert run.stdout.count("bit for bit scikit-learn's on 5,000 rows: True") == 2, run.stdout
