@@ -6,23 +6,27 @@ __version__ = "0.1.0"
 # %% auto #0
 __all__ = ['DecisionTreeClassifier', 'DecisionTreeRegressor', 'export_text', 'plot_tree', 'export_graphviz', 'cv_alpha_table',
            'one_standard_error_alpha', 'RandomForestClassifier', 'RandomForestRegressor', 'ExtraTreesClassifier',
-           'ExtraTreesRegressor', 'GradientBoostingClassifier', 'GradientBoostingRegressor', 'save', 'load', 'to_json',
-           'from_json', 'DataWarning', 'shap_values', 'partial_dependence']
+           'ExtraTreesRegressor', 'GradientBoostingClassifier', 'GradientBoostingRegressor',
+           'HistGradientBoostingClassifier', 'HistGradientBoostingRegressor', 'save', 'load', 'to_json', 'from_json',
+           'DataWarning', 'shap_values', 'partial_dependence']
 
 # %% ../nbs/index.ipynb #e3feac4b
-# the public API: the trees (chapter 15), what reads a fitted tree (11), choosing the pruning level (15), forests,
-# gradient boosting, model files (18), explanations (19), and the warning a doubtful table raises (6)
+# the public API: the trees (chapter 15), what reads a fitted tree (12), choosing the pruning level (16), forests
+# (17), gradient boosting (18), model files (19), explanations (20), histogram boosting (22), and the warning a
+# doubtful table raises (6)
 from .categorical import DataWarning
 from .estimators import DecisionTreeClassifier, DecisionTreeRegressor
 from .inference import export_text, plot_tree, export_graphviz
 from .selection import cv_alpha_table, one_standard_error_alpha
 from .forests import RandomForestClassifier, RandomForestRegressor, ExtraTreesClassifier, ExtraTreesRegressor
 from .boosting import GradientBoostingClassifier, GradientBoostingRegressor
+from .hist_estimators import HistGradientBoostingClassifier, HistGradientBoostingRegressor
 from .model_file import save, load, to_json, from_json
 from .explain import shap_values, partial_dependence
 
 _all_ = ["DecisionTreeClassifier", "DecisionTreeRegressor", "export_text", "plot_tree", "export_graphviz",
          "cv_alpha_table", "one_standard_error_alpha",
          "RandomForestClassifier", "RandomForestRegressor", "ExtraTreesClassifier", "ExtraTreesRegressor",
-         "GradientBoostingClassifier", "GradientBoostingRegressor", "save", "load", "to_json", "from_json", "DataWarning",
+         "GradientBoostingClassifier", "GradientBoostingRegressor", "HistGradientBoostingClassifier",
+         "HistGradientBoostingRegressor", "save", "load", "to_json", "from_json", "DataWarning",
          "shap_values", "partial_dependence"]
