@@ -12,14 +12,15 @@ import numpy as np
 from scipy.special import expit, logit, softmax
 from scipy.stats import gmean
 from sklearn.utils import check_random_state
-from .counting import BINNING_SUBSAMPLE, MAX_BINS, bin_thresholds
+from .counting import ALMOST_INF, BINNING_SUBSAMPLE, MAX_BINS, bin_thresholds
+from .boosting import weighted_percentile
 
 # %% auto #0
-__all__ = ['MIN_CAT_SUPPORT', 'RECORD', 'node_value', 'split_gain', 'baseline', 'weighted_median', 'gradients', 'Bins',
-           'fit_bins', 'bin_codes', 'Codes', 'node_codes', 'histograms', 'Split', 'Node', 'scan_masks',
-           'numeric_splits', 'glibc_msort', 'categorical_split', 'searched_features', 'find_split', 'partition', 'Rows',
-           'grow_tree', 'bounded_value', 'bounded_split_gain', 'constraint_params', 'tree_records', 'tree_predict',
-           'HistBoosting']
+__all__ = ['MIN_CAT_SUPPORT', 'RECORD', 'node_value', 'split_gain', 'baseline', 'gradients', 'averaged_weighted_percentile',
+           'weighted_bin_thresholds', 'Bins', 'fit_bins', 'bin_codes', 'Codes', 'node_codes', 'histograms', 'Split',
+           'Node', 'scan_masks', 'numeric_splits', 'glibc_msort', 'categorical_split', 'searched_features',
+           'find_split', 'partition', 'Rows', 'grow_tree', 'bounded_value', 'bounded_split_gain', 'constraint_params',
+           'tree_records', 'tree_predict', 'HistBoosting']
 
 # %% ../nbs/21_hist_boosting.ipynb #hist-008
 def node_value(g, h, l2):
@@ -33,8 +34,8 @@ def split_gain(g_left, h_left, g_right, h_right, loss_node, l2):
 
 # %% ../nbs/21_hist_boosting.ipynb #hist-013
 def baseline(loss, y, w=None, n_classes=None):
-    "The raw prediction (K,) of the best constant model, scikit-learn's `fit_intercept_only`: the (weighted) mean for squared error, its log for Poisson, its logit for two classes, the centred log of the class proportions for more, the median for absolute error."
-    if loss == "absolute_error": return np.array([np.median(y) if w is None else weighted_median(y, w)])
+    "The raw prediction (K,) of the best constant model, scikit-learn's `fit_intercept_only`: the (weighted) mean for squared error, its log for Poisson, its logit for two classes, the centred log of the class proportions for more, the median for absolute error (chapter 18's weighted percentile with weights)."
+    if loss == "absolute_error": return np.array([np.median(y) if w is None else weighted_percentile(y, w)])
     if loss == "multinomial":
         eps = np.finfo(np.float64).eps
         p = np.array([np.clip(np.average(y == k, weights=w), eps, 1 - eps) for k in range(n_classes)])
@@ -43,14 +44,6 @@ def baseline(loss, y, w=None, n_classes=None):
     if loss == "poisson": return np.array([np.log(np.clip(m, eps, None))])
     if loss == "binary": return np.array([logit(np.clip(m, eps, 1 - eps))])
     return np.array([m])
-
-def weighted_median(a, w):
-    "The first value, in sorted order, whose cumulated weight reaches half the total (scikit-learn's `_weighted_percentile` at 50)."
-    order = np.argsort(a)
-    cumulated = np.cumsum(w[order])
-    half = 0.5 * cumulated[-1]
-    if half == 0: half = np.nextafter(half, 1.0)
-    return a[order[min(np.searchsorted(cumulated, half), len(a) - 1)]]
 
 # %% ../nbs/21_hist_boosting.ipynb #hist-015
 def gradients(loss, y, raw, w=None):
@@ -74,6 +67,25 @@ def gradients(loss, y, raw, w=None):
     if w is not None: g, h = g * w, (np.ones_like(g) if h is None else h) * w
     return g.astype(np.float32), None if h is None else h.astype(np.float32)
 
+# %% ../nbs/21_hist_boosting.ipynb #83dbcecb
+def averaged_weighted_percentile(a, w, rank):
+    "The first sorted value of `a` whose cumulated (positive) weight `w` reaches `rank` percent of the total, averaged with the next value when it reaches it exactly: scikit-learn's `_weighted_percentile(..., average=True)`."
+    order = np.argsort(a)
+    cumulated = np.cumsum(w[order])
+    target = rank / 100 * cumulated[-1]
+    if target == 0: target = np.nextafter(target, 1.0)
+    i = min(np.searchsorted(cumulated, target), len(a) - 1)
+    if cumulated[i] - target > np.finfo(np.float64).eps: return a[order[i]]
+    return (a[order[i]] + a[order[min(i + 1, len(a) - 1)]]) / 2
+
+def weighted_bin_thresholds(x, w, max_bins=MAX_BINS):
+    "Chapter 11's `bin_thresholds` with sample weights `w`: NaN and rows of weight zero left out; the midpoints of the distinct values if at most `max_bins`, else the distinct weighted percentiles at 1/max_bins, ..., (max_bins - 1)/max_bins, at most ALMOST_INF."
+    keep = ~np.isnan(x) & (w != 0)
+    x, w = x[keep], w[keep]
+    if len(np.unique(x)) <= max_bins: return bin_thresholds(x, max_bins)
+    edges = [averaged_weighted_percentile(x, w, rank) for rank in np.linspace(0, 100, max_bins + 1)[1:-1]]
+    return np.minimum(np.unique(edges), ALMOST_INF)
+
 # %% ../nbs/21_hist_boosting.ipynb #hist-019
 class Bins(NamedTuple):
     "The binning of X. Internal feature j is X's column `order[j]` (categorical columns first, as scikit-learn orders them); `edges[j]` its thresholds (numeric) or its sorted categories; known values in bins 0..n_known[j]-1, missing ones in bin `missing_bin`."
@@ -84,7 +96,7 @@ class Bins(NamedTuple):
     missing_bin: int
 
 def fit_bins(X, max_bins=MAX_BINS, categorical=(), sample_weight=None, seed=None):
-    "The `Bins` of X: each numeric column's `bin_thresholds` (rows of weight zero left out; past `BINNING_SUBSAMPLE` rows, a draw of that many, with replacement, in proportion to the weights), each categorical column's sorted distinct values. Refuses a categorical column of more than `max_bins` categories, and weighted percentiles (sample weights with more than `max_bins` values)."
+    "The `Bins` of X: each numeric column's `bin_thresholds` ( past `BINNING_SUBSAMPLE` rows, a draw of that many, with replacement, in proportion to the weights), each categorical column's sorted distinct values; with sample weights (and at most that many rows), `weighted_bin_thresholds`. Refuses a categorical column of more than `max_bins` categories."
     X = np.asarray(X, dtype=float)
     n, d = X.shape
     is_categorical = np.zeros(d, dtype=bool)
@@ -101,11 +113,8 @@ def fit_bins(X, max_bins=MAX_BINS, categorical=(), sample_weight=None, seed=None
         p = None if w is None else w / np.sum(w)
         sample, w = X.take(check_random_state(seed).choice(n, BINNING_SUBSAMPLE, p=p, replace=True), axis=0), None
     for j in np.flatnonzero(~is_categorical):
-        x = sample[:, j] if w is None else sample[:, j][np.asarray(w) != 0]
-        if w is not None and len(np.unique(x[~np.isnan(x)])) > max_bins:
-            raise NotImplementedError(f"column {j}: sample weights with more than max_bins={max_bins} values need "
-                                      "weighted percentiles, not written yet; bin the column yourself or drop the weights")
-        edges[j] = bin_thresholds(x, max_bins)
+        edges[j] = (bin_thresholds(sample[:, j], max_bins) if w is None else
+                    weighted_bin_thresholds(sample[:, j], np.asarray(w, dtype=float), max_bins))
     n_known = np.array([len(e) if c else len(e) + 1 for e, c in zip(edges, is_categorical)], dtype=np.intp)
     return Bins(order, is_categorical[order], [edges[j] for j in order], n_known[order], max_bins)
 
@@ -557,7 +566,7 @@ class HistBoosting:
                     for leaf in leaves:
                         at = rows.rows_of(leaf.id)
                         r = y[at] - raw[at, k]
-                        leaf.value = self.learning_rate * (np.median(r) if w is None else weighted_median(r, w[at]))
+                        leaf.value = self.learning_rate * (np.median(r) if w is None else weighted_percentile(r, w[at]))
                 self.trees_[-1].append(tree_records(root, n_nodes, self.bins_))
                 rows.add_leaves({leaf.id: leaf.value for leaf in leaves})
         return self

@@ -22,17 +22,16 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import (_check_categorical_features, _check_monotonic_cst, _check_sample_weight, _check_y,
                                       check_consistent_length, check_is_fitted)
-from .counting import ALMOST_INF, bin_thresholds
+from .boosting import weighted_percentile
 from .estimators import patch_to
 from .hist_boosting import (BINNING_SUBSAMPLE, Codes, Rows, baseline, bin_codes, constraint_params,
                                           fit_bins, gradients, grow_tree, scan_masks, tree_predict, tree_records)
 
 # %% auto #0
-__all__ = ['SMALL_TRAINSET', 'AUTO_EARLY_STOPPING', 'point_loss', 'loss_value', 'loss_gradients', 'weighted_percentile',
-           'weighted_bin_thresholds', 'fit_bins_weighted', 'start_value', 'leaf_quantile', 'should_stop',
-           'is_dask_collection', 'dask_client', 'dask_array', 'dask_vector', 'HistGradientBoostingRegressor',
-           'HistGradientBoostingClassifier', 'BlockRows', 'DaskRows', 'dask_blocks', 'fit_bins_dask', 'baseline_dask',
-           'start_blocks', 'predict_blocks']
+__all__ = ['SMALL_TRAINSET', 'AUTO_EARLY_STOPPING', 'point_loss', 'loss_value', 'loss_gradients', 'start_value', 'leaf_quantile',
+           'should_stop', 'is_dask_collection', 'dask_client', 'dask_array', 'dask_vector',
+           'HistGradientBoostingRegressor', 'HistGradientBoostingClassifier', 'BlockRows', 'DaskRows', 'dask_blocks',
+           'fit_bins_dask', 'baseline_dask', 'start_blocks', 'predict_blocks']
 
 # %% ../nbs/22_hist_estimators.ipynb #hest-007
 def point_loss(loss, y, raw, quantile=None):
@@ -69,48 +68,22 @@ def loss_gradients(loss, y, raw, w=None, quantile=None):
     return g.astype(np.float32), None if h is None else h.astype(np.float32)
 
 # %% ../nbs/22_hist_estimators.ipynb #hest-011
-def weighted_percentile(a, w, rank, average=False):
-    "scikit-learn's `_weighted_percentile(a, w, rank)`: the first sorted value whose cumulated weight reaches rank/100 of the total; with `average` ('averaged_inverted_cdf', positive weights) averaged with the next one when it reaches it exactly."
-    if np.all(w == 0): return np.nan
-    order = np.argsort(a)
-    cdf = np.cumsum(w[order])
-    target = rank / 100 * cdf[-1]
-    if target == 0: target = np.nextafter(target, target + 1)
-    i = min(np.searchsorted(cdf, target), len(a) - 1)
-    if not average or cdf[i] - target > np.finfo(np.float64).eps: return a[order[i]]
-    return (a[order[i]] + a[order[min(i + 1, len(a) - 1)]]) / 2
-
-def weighted_bin_thresholds(x, w, max_bins):
-    "binning.py's `_find_binning_thresholds` with sample weights: NaN and rows of weight 0 left out; the midpoints of the distinct values if at most max_bins, else the distinct weighted percentiles at 1/max_bins, 2/max_bins, ..., at most ALMOST_INF."
-    keep = ~np.isnan(x) & (w != 0)
-    x, w = x[keep], w[keep]
-    if len(np.unique(x)) <= max_bins: return bin_thresholds(x, max_bins)
-    t = [weighted_percentile(x, w, r, average=True) for r in np.linspace(0, 100, max_bins + 1)[1:-1]]
-    return np.minimum(np.unique(t), ALMOST_INF)
-
-def fit_bins_weighted(X, max_bins, categorical, w, seed):
-    "Chapter 21's `fit_bins`, and where it stops (sample weights and a numeric column of more than max_bins values, up to BINNING_SUBSAMPLE rows) each numeric column's `weighted_bin_thresholds`."
-    if w is None or len(X) > BINNING_SUBSAMPLE: return fit_bins(X, max_bins, categorical, w, seed)
-    bins = fit_bins(X, max_bins, categorical, None, seed)
-    edges, n_known = list(bins.edges), bins.n_known.copy()
-    for i, j in enumerate(bins.order):
-        if not bins.is_categorical[i]:
-            edges[i] = weighted_bin_thresholds(np.asarray(X[:, j], dtype=float), np.asarray(w, dtype=float), max_bins)
-            n_known[i] = len(edges[i]) + 1
-    return bins._replace(edges=edges, n_known=n_known)
-
 def start_value(loss, y, w, K, quantile=None):
     "Chapter 21's `baseline`, plus gamma (the log of the mean, as Poisson) and quantile (the weighted quantile of y)."
     if loss == "gamma": return baseline("poisson", y, w, K)
     if loss == "quantile":
-        return np.array([np.percentile(y, 100 * quantile) if w is None else weighted_percentile(y, w, 100 * quantile)])
+        return np.array([np.percentile(y, 100 * quantile) if w is None else _weighted(y, w, 100 * quantile)])
     return baseline(loss, y, w, K)
 
 def leaf_quantile(loss, r, w, quantile):
     "A leaf's value for the absolute error (the median of its residuals `r`) and the pinball loss (their quantile), as `_update_leaves_values`."
     rank = 50.0 if loss == "absolute_error" else 100 * quantile
     if w is None: return np.median(r) if loss == "absolute_error" else np.percentile(r, rank)
-    return weighted_percentile(r, w, rank)
+    return _weighted(r, w, rank)
+
+def _weighted(a, w, rank):
+    "Chapter 18's `weighted_percentile`, NaN where every weight is zero (scikit-learn's `_weighted_percentile` then)."
+    return np.nan if not np.any(w) else weighted_percentile(a, w, rank)
 
 # %% ../nbs/22_hist_estimators.ipynb #hest-015
 SMALL_TRAINSET = 10_000       # `_get_small_trainset`: a scorer sees at most this many training rows
@@ -154,7 +127,7 @@ class _BaseHGB(BaseEstimator):
         tic = time()
         if training:
             cat = () if self._is_categorical_remapped is None else np.flatnonzero(self._is_categorical_remapped)
-            bins = fit_bins_weighted(X, self.max_bins, cat, w, self._random_seed)
+            bins = fit_bins(X, self.max_bins, cat, w, self._random_seed)
             edges, n_known = list(bins.edges), bins.n_known.copy()
             known = [k for k in self._known_categories or () if k is not None]   # each categorical column's codes,
             for j, k in zip(cat, known): edges[j], n_known[j] = k, len(k)   # in order (they come first)
@@ -729,8 +702,7 @@ def _fit_dask(self, X, y, sample_weight, X_val, y_val, sample_weight_val):
                          "loss), or early_stopping=False")
     blocks, ys, ws, starts = dask_blocks(client, X, y, sample_weight)
     categorical = () if self.is_categorical_ is None else np.flatnonzero(self.is_categorical_)
-    self._bins = fit_bins_dask(client, blocks, ws, starts, self.max_bins, categorical, self._random_seed,
-                               fit_bins_weighted)
+    self._bins = fit_bins_dask(client, blocks, ws, starts, self.max_bins, categorical, self._random_seed)
     K = self.n_trees_per_iteration_
     self._baseline_prediction = baseline_dask(client, self._loss, ys, ws, K).reshape((1, -1))
     rows = DaskRows(start_blocks(client, blocks, ys, ws, self._bins, self._baseline_prediction[0]))

@@ -7,7 +7,7 @@ from sklearn.ensemble._hist_gradient_boosting.binning import _BinMapper
 from sklearn.utils.stats import _weighted_percentile
 
 from climbing_trees.counting import BINNING_SUBSAMPLE
-from climbing_trees.hist_boosting import baseline, bin_codes, fit_bins, gradients, weighted_median
+from climbing_trees.hist_boosting import averaged_weighted_percentile, baseline, bin_codes, fit_bins, gradients
 
 LOSSES = {"squared_error": HalfSquaredError(), "absolute_error": AbsoluteError(), "poisson": HalfPoissonLoss(),
           "binary": HalfBinomialLoss(), "multinomial": HalfMultinomialLoss(n_classes=4)}
@@ -24,12 +24,12 @@ def test_baseline_is_scikit_learns_intercept(loss, weighted):
     np.testing.assert_allclose(baseline(loss, y, w, 4), np.ravel(theirs), rtol=1e-12, atol=1e-15)
 
 
-def test_weighted_median_is_scikit_learns_weighted_percentile():
+def test_averaged_weighted_percentile_is_scikit_learns():
     rng = np.random.default_rng(1)
     for n in (1, 2, 7, 100):
-        a, w = rng.normal(size=n), rng.integers(0, 4, n).astype(float)
-        w[0] = max(w[0], 1.0)
-        assert weighted_median(a, w) == _weighted_percentile(a, w, 50)
+        a, w = rng.normal(size=n), rng.integers(1, 4, n).astype(float)
+        for rank in (0, 10, 50, 99.5):
+            assert averaged_weighted_percentile(a, w, rank) == _weighted_percentile(a, w, rank, average=True)
 
 
 def test_bins_past_the_subsample_are_scikit_learns():
@@ -52,8 +52,6 @@ def test_bad_input_says_what_to_do():
     X = np.arange(600, dtype=float).reshape(300, 2)
     with pytest.raises(ValueError, match="more than max_bins=255: raise max_bins"):
         fit_bins(X, 255, categorical=[0])
-    with pytest.raises(NotImplementedError, match="weighted percentiles"):
-        fit_bins(X, 255, sample_weight=np.ones(300))
     with pytest.raises(ValueError, match="unknown loss 'hinge'"):
         gradients("hinge", np.zeros(3), np.zeros((3, 1)))
 
