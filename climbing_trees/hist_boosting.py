@@ -20,7 +20,7 @@ __all__ = ['MIN_CAT_SUPPORT', 'RECORD', 'node_value', 'split_gain', 'baseline', 
            'weighted_bin_thresholds', 'Bins', 'fit_bins', 'bin_codes', 'Codes', 'node_codes', 'histograms', 'Split',
            'Node', 'scan_masks', 'numeric_splits', 'glibc_msort', 'categorical_split', 'searched_features',
            'find_split', 'partition', 'Rows', 'grow_tree', 'bounded_value', 'bounded_split_gain', 'constraint_params',
-           'tree_records', 'tree_predict', 'HistBoosting']
+           'tree_records', 'tree_predict', 'growth_params', 'HistBoosting']
 
 # %% ../nbs/21_hist_boosting.ipynb #hist-008
 def node_value(g, h, l2):
@@ -514,6 +514,12 @@ def tree_predict(nodes, cat_left, codes, missing_bin):
     return out
 
 # %% ../nbs/21_hist_boosting.ipynb #hist-b018
+def growth_params(model, n_known, has_missing, missing_bin):
+    "The growth's rules `p` from a model's `l2_regularization`, `min_samples_leaf`, `max_leaf_nodes`, `max_depth` and `learning_rate`, scikit-learn's fixed `min_gain_to_split` (0) and `min_hessian_to_split` (1e-3), and the fit's `scan_masks`."
+    return dict(l2=model.l2_regularization, min_gain=0.0, min_hessian=1e-3, min_samples_leaf=model.min_samples_leaf,
+                max_leaf_nodes=model.max_leaf_nodes, max_depth=model.max_depth, learning_rate=model.learning_rate,
+                **scan_masks(n_known, has_missing, missing_bin))
+
 class HistBoosting:
     """Histogram gradient boosting equal to sklearn's HistGradientBoosting{Regressor,Classifier} with early_stopping=False.
     loss: 'squared_error', 'absolute_error', 'poisson' (regression) or 'log_loss' (classification: binary, or one tree per
@@ -548,9 +554,7 @@ class HistBoosting:
         codes = Codes(by_feature, np.ascontiguousarray(by_feature.T))
         mb = self.bins_.missing_bin
         has_missing = (by_feature == mb).any(axis=1)
-        p = dict(l2=self.l2_regularization, min_gain=0.0, min_hessian=1e-3, min_samples_leaf=self.min_samples_leaf,
-                 max_leaf_nodes=self.max_leaf_nodes, max_depth=self.max_depth, learning_rate=self.learning_rate,
-                 **scan_masks(self.bins_.n_known, has_missing, mb))
+        p = growth_params(self, self.bins_.n_known, has_missing, mb)
         mono = None if self.monotonic_cst is None else np.asarray(self.monotonic_cst)[self.bins_.order]   # categorical first
         p.update(constraint_params(mono, self.interaction_cst, self.max_features, subsample_rng, self.bins_.is_categorical))
         self.baseline_ = baseline(self._loss, y, w, K)

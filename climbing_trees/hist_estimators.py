@@ -11,7 +11,8 @@ from numbers import Real
 from time import time
 from types import SimpleNamespace
 import numpy as np
-from scipy.special import expit
+import pandas as pd
+from scipy.special import expit, softmax
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, is_classifier
 from sklearn.ensemble._hist_gradient_boosting.gradient_boosting import BaseHistGradientBoosting as _SkBase
 from sklearn.metrics import check_scoring, get_scorer_names
@@ -25,7 +26,7 @@ from sklearn.utils.validation import (_check_categorical_features, _check_monoto
 from .boosting import weighted_percentile
 from .estimators import patch_to
 from .hist_boosting import (BINNING_SUBSAMPLE, Codes, Rows, baseline, bin_codes, constraint_params,
-                                          fit_bins, gradients, grow_tree, scan_masks, tree_predict, tree_records)
+                                          fit_bins, gradients, grow_tree, growth_params, tree_predict, tree_records)
 
 # %% auto #0
 __all__ = ['SMALL_TRAINSET', 'AUTO_EARLY_STOPPING', 'point_loss', 'loss_value', 'loss_gradients', 'start_value', 'leaf_quantile',
@@ -262,9 +263,7 @@ def _boost(self, rows, has_missing, train, val):
             self._check_early_stopping(rows, train, val, small, raw_val, predefined)
         begin = 0
     nb, is_cat = self._bins.n_known, self._bins.is_categorical
-    p = dict(l2=self.l2_regularization, min_gain=0.0, min_hessian=1e-3, min_samples_leaf=self.min_samples_leaf,
-             max_leaf_nodes=self.max_leaf_nodes, max_depth=self.max_depth, learning_rate=self.learning_rate,
-             **scan_masks(nb, has_missing, mb))
+    p = growth_params(self, nb, has_missing, mb)
     if begin < self.max_iter:                                     # scikit-learn checks them in its first grower
         p.update(constraint_params(*self._constraints, self.max_features, self._feature_subsample_rng, is_cat))
     gradients_of = partial(loss_gradients, self._loss, quantile=self._quantile)   # a module's function: it travels by name
@@ -301,8 +300,7 @@ def _boost(self, rows, has_missing, train, val):
         n_leaves = sum(int(nodes["is_leaf"].sum()) for trees in self._predictors for nodes, _ in trees)
         n_trees = sum(len(trees) for trees in self._predictors)
         print("Fit {} trees in {:.3f} s, ({} total leaves)".format(n_trees, time() - fit_start, n_leaves))
-        print("{:<32} {:.3f}s".format("Time spent growing trees:", grow_time))
-        print("{:<32} {:.3f}s".format("Time spent predicting:", predict_time))
+        print("{:<32} {:.3f}s\n{:<32} {:.3f}s".format("Time spent growing trees:", grow_time, "Time spent predicting:", predict_time))
     self.train_score_, self.validation_score_ = np.asarray(self.train_score_), np.asarray(self.validation_score_)
     return self
 
@@ -386,7 +384,7 @@ def _raw_stages(self, X):
 @patch_to(_BaseHGB)
 def _raw_predict(self, X):
     "The raw predictions of all the trees (n, K)."
-    for raw in self._raw_stages(X): pass
+    *_, raw = self._raw_stages(X)                                 # the last stage (every stage is the same array)
     return raw
 
 @patch_to(_BaseHGB)
@@ -501,11 +499,9 @@ class HistGradientBoostingClassifier(ClassifierMixin, _BaseHGB):
         return expanded if sample_weight is None else sample_weight * expanded
 
     def _proba(self, raw):
-        if raw.shape[1] > 1: return _softmax(raw)
-        p = np.empty((raw.shape[0], 2))
-        p[:, 1] = expit(raw[:, 0])
-        p[:, 0] = 1 - p[:, 1]
-        return p
+        if raw.shape[1] > 1: return softmax(raw, axis=1)             # scipy's: exp(raw - max) over its row sum, as theirs
+        p1 = expit(raw[:, 0])
+        return np.column_stack([1 - p1, p1])
 
     def _classes(self, raw):
         encoded = (raw.ravel() > 0).astype(int) if raw.shape[1] == 1 else np.argmax(raw, axis=1)
@@ -540,11 +536,6 @@ class HistGradientBoostingClassifier(ClassifierMixin, _BaseHGB):
     def staged_decision_function(self, X):
         "The decision function after each iteration (a generator)."
         for raw in self._staged_raw_predict(X): yield self._decision(raw)
-
-def _softmax(raw):
-    "scikit-learn's `softmax`: exp(raw - max) over its row sum."
-    p = np.exp(raw - raw.max(axis=1)[:, None])
-    return p / p.sum(axis=1)[:, None]
 
 # %% ../nbs/22_hist_estimators.ipynb #hest-050
 class BlockRows(Rows):
@@ -584,8 +575,6 @@ class DaskRows:
         parts = self._all("split", node, feature, bin, missing_left, left_bins, left, right, count)
         return None if count is None else self._sum(parts)
     def add_leaves(self, values): self._all("add_leaves", values)
-    def rows_of(self, node):
-        raise NotImplementedError("a leaf's rows are spread over the workers: medians of leaves need them (see _fit_dask)")
     def has_missing(self): return np.any(self._all("has_missing"), axis=0)
     def mean_loss(self, point_loss):
         "The weighted mean loss of the training rows, from each block's sums."
@@ -601,12 +590,12 @@ def dask_blocks(client, X, y, w=None):
     ws = [None] * len(blocks) if w is None else [client.compute(b) for b in dask_vector(w, X.chunks[0]).to_delayed().ravel()]
     return blocks, ys, ws, np.cumsum((0,) + X.chunks[0])
 
-def fit_bins_dask(client, blocks, ws, starts, max_bins, categorical, seed, fit=fit_bins):
-    "`fit(sample, max_bins, categorical, w, seed)` on the rows the in-memory fit would bin: all of them (and their weights) up to BINNING_SUBSAMPLE rows, else the same draw of row numbers, each block sending its drawn rows; a categorical column's bins are then all its categories, found block by block."
+def fit_bins_dask(client, blocks, ws, starts, max_bins, categorical, seed):
+    "Chapter 21's `fit_bins` on the rows the in-memory fit would bin: all of them (and their weights) up to BINNING_SUBSAMPLE rows, else the same draw of row numbers, each block sending its drawn rows; a categorical column's bins are then all its categories, found block by block."
     n = starts[-1]
     if n <= BINNING_SUBSAMPLE:
         sample = np.concatenate(client.gather(blocks))
-        return fit(sample, max_bins, categorical, None if ws[0] is None else np.concatenate(client.gather(ws)), seed)
+        return fit_bins(sample, max_bins, categorical, None if ws[0] is None else np.concatenate(client.gather(ws)), seed)
     if ws[0] is not None:
         raise NotImplementedError(f"sample weights past {BINNING_SUBSAMPLE:,} rows on dask: the bins come from a draw "
                                   "in proportion to the weights, which needs every weight on the client; not written")
@@ -616,7 +605,7 @@ def fit_bins_dask(client, blocks, ws, starts, max_bins, categorical, seed, fit=f
                            for i in range(len(blocks))])
     sample = np.empty((len(rows), parts[0].shape[1]))
     sample[np.argsort(block, kind="stable")] = np.concatenate(parts)    # back in the order they were drawn
-    bins = fit(sample, max_bins, categorical, None, seed)
+    bins = fit_bins(sample, max_bins, categorical, None, seed)
     if not len(categorical): return bins
     found = client.gather([client.submit(lambda b: [np.unique(b[:, j][~np.isnan(b[:, j])]) for j in categorical], b)
                            for b in blocks])
@@ -649,9 +638,7 @@ def predict_blocks(estimator, method, X, width=None):
     X, names = dask_array(X)
     X = X.rechunk({1: -1})
     if names is None: f = lambda block: getattr(estimator, method)(block)
-    else:
-        import pandas as pd
-        f = lambda block: getattr(estimator, method)(pd.DataFrame(block, columns=names))
+    else: f = lambda block: getattr(estimator, method)(pd.DataFrame(block, columns=names))
     dtype = estimator.classes_.dtype if method == "predict" and hasattr(estimator, "classes_") else float
     if width is None: return X.map_blocks(f, dtype=dtype, drop_axis=1)
     return X.map_blocks(f, dtype=dtype, chunks=(X.chunks[0], (width,)))
@@ -660,8 +647,7 @@ def predict_blocks(estimator, method, X, width=None):
 @patch_to(_BaseHGB)
 def _fit_dask(self, X, y, sample_weight, X_val, y_val, sample_weight_val):
     "fit on a dask array or data frame: the blocks of rows become `BlockRows` actors, the bins and the baseline come from them, and `_boost` grows every tree on the client through a `DaskRows`. Validation rows (for early stopping) in memory."
-    import dask
-    import dask.array as da
+    import dask, dask.array as da
     client = dask_client()
     if self.warm_start and self._is_fitted():
         raise NotImplementedError("warm_start on a dask collection: the blocks would need the fitted trees' predictions; "
