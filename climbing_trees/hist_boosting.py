@@ -16,11 +16,11 @@ from .counting import ALMOST_INF, BINNING_SUBSAMPLE, MAX_BINS, bin_thresholds
 from .boosting import weighted_percentile
 
 # %% auto #0
-__all__ = ['MIN_CAT_SUPPORT', 'RECORD', 'node_value', 'split_gain', 'baseline', 'gradients', 'averaged_weighted_percentile',
-           'weighted_bin_thresholds', 'Bins', 'fit_bins', 'bin_codes', 'Codes', 'node_codes', 'histograms', 'Split',
-           'Node', 'scan_masks', 'numeric_splits', 'glibc_msort', 'categorical_split', 'searched_features',
-           'find_split', 'partition', 'Rows', 'grow_tree', 'bounded_value', 'bounded_split_gain', 'constraint_params',
-           'tree_records', 'tree_predict', 'growth_params', 'HistBoosting']
+__all__ = ['GATHER_BLOCK', 'MIN_CAT_SUPPORT', 'RECORD', 'node_value', 'split_gain', 'baseline', 'gradients',
+           'averaged_weighted_percentile', 'weighted_bin_thresholds', 'Bins', 'fit_bins', 'bucket_search', 'bin_codes',
+           'Codes', 'node_codes', 'histograms', 'Split', 'Node', 'scan_masks', 'numeric_splits', 'glibc_msort',
+           'categorical_split', 'searched_features', 'find_split', 'partition', 'Rows', 'grow_tree', 'bounded_value',
+           'bounded_split_gain', 'constraint_params', 'tree_records', 'tree_predict', 'growth_params', 'HistBoosting']
 
 # %% ../nbs/21_hist_boosting.ipynb #hist-008
 def node_value(g, h, l2):
@@ -53,10 +53,11 @@ def gradients(loss, y, raw, w=None):
     elif loss == "absolute_error": g = np.where(r > y, 1.0, -1.0)
     elif loss == "poisson": h = np.exp(r); g = h - y
     elif loss == "binary":
-        with np.errstate(over="ignore"):
-            e = np.where(r > -37, np.exp(-r), np.exp(r))
-            g = np.where(r > -37, ((1 - y) - y * e) / (1 + e), e - y)
-            h = np.where(r > -37, e / (1 + e) ** 2, e)
+        far = r <= -37                                            # where scikit-learn takes exp(F)
+        e = np.exp(np.where(far, r, -r))
+        d = 1 + e
+        g, h = ((1 - y) - y * e) / d, e / (d * d)
+        if far.any(): g, h = np.where(far, e - y, g), np.where(far, e, h)
     elif loss == "multinomial":
         p = np.exp(r - r.max(axis=0))
         total = p[0].copy()
@@ -118,6 +119,27 @@ def fit_bins(X, max_bins=MAX_BINS, categorical=(), sample_weight=None, seed=None
     n_known = np.array([len(e) if c else len(e) + 1 for e, c in zip(edges, is_categorical)], dtype=np.intp)
     return Bins(order, is_categorical[order], [edges[j] for j in order], n_known[order], max_bins)
 
+# %% ../nbs/21_hist_boosting.ipynb #f54e94d9
+def bucket_search(edges, x, per_edge=4, most=8):
+    "`np.searchsorted(edges, x)` (side left, NaN last) for sorted `edges`, by a table of equal-width buckets over [edges[0], edges[-1]], `per_edge` buckets per edge: a value's bucket gives the number of edges in earlier buckets, and only the edges of its own bucket are compared. Binary search where the ends are not finite or a bucket holds more than `most` edges."
+    m = len(edges)
+    if m < 2 or not (np.isfinite(edges[0]) and np.isfinite(edges[-1]) and edges[-1] > edges[0]):
+        return np.searchsorted(edges, x)
+    n_buckets = per_edge * m
+    scale = n_buckets / (edges[-1] - edges[0])
+    def bucket(v):                                                 # monotone in v: IEEE operations are
+        with np.errstate(over="ignore"): out = v - edges[0]; out *= scale
+        return np.clip(out, 0, n_buckets - 1, out=out).astype(np.intp)
+    before = np.searchsorted(bucket(edges), np.arange(n_buckets + 1))   # edges in earlier buckets
+    if np.max(np.diff(before)) > most: return np.searchsorted(edges, x)
+    v = np.where(np.isnan(x), np.inf, x)                           # NaN after every edge, as searchsorted
+    j = bucket(v)
+    b, end = before.take(j), before.take(j + 1)
+    padded = np.append(edges, np.inf)
+    for _ in range(int(np.max(np.diff(before)))):
+        b += (b < end) & (padded.take(b) < v)
+    return b
+
 # %% ../nbs/21_hist_boosting.ipynb #hist-021
 def bin_codes(bins, X):
     "X binned by `bins`: codes (F, N) uint8 in the internal feature order; x in bin b when t[b-1] < x <= t[b]; a category its rank; NaN and unseen categories the missing bin."
@@ -125,7 +147,7 @@ def bin_codes(bins, X):
     codes = np.empty((len(bins.order), len(X)), dtype=np.uint8)
     for j, (column, edges, categorical) in enumerate(zip(bins.order, bins.edges, bins.is_categorical)):
         x = X[:, column]
-        b = np.searchsorted(edges, x, side="left")                    # NaN sorts last
+        b = np.searchsorted(edges, x) if categorical else bucket_search(edges, x)   # NaN sorts last
         if not categorical: known = ~np.isnan(x)
         elif len(edges): known = edges[np.minimum(b, len(edges) - 1)] == x
         else: known = np.zeros(len(x), dtype=bool)
@@ -138,9 +160,15 @@ class Codes(NamedTuple):
     by_feature: np.ndarray
     by_row: np.ndarray
 
+GATHER_BLOCK = 16_384           # rows gathered and transposed at a time: a block's codes stay in the cache
+
 def node_codes(codes, rows):
-    "The codes (F, n) of the `rows` of a node (ascending; None: every row), each feature one contiguous run."
-    return codes.by_feature if rows is None else codes.by_row.take(rows, axis=0).T.copy()
+    "The codes (F, n) of the `rows` of a node (ascending; None: every row), each feature one contiguous run, gathered and transposed GATHER_BLOCK rows at a time."
+    if rows is None: return codes.by_feature
+    out = np.empty((codes.by_row.shape[1], len(rows)), dtype=codes.by_row.dtype)
+    for start in range(0, len(rows), GATHER_BLOCK):
+        out[:, start:start + GATHER_BLOCK] = codes.by_row.take(rows[start:start + GATHER_BLOCK], axis=0).T
+    return out
 
 def histograms(codes, rows, gh, constant, n_bins, counts=None):
     "The histograms (3, F, n_bins) of the node whose rows are `rows` (ascending; None: every row): sums of the gradients, of the hessians (the counts if `constant`), and the counts (given: `counts`, the root's). `gh`: each row's gradient + 1j * hessian (1 if constant)."
@@ -209,13 +237,26 @@ def numeric_splits(S, node, p):
 
 def _scan_gains(L, R, node, p, valid):
     "`_split_gain` of every cut whose left and right sums (3, F, bins) are L and R, -inf where the cut is not admissible: fewer than min_samples_leaf rows or min_hessian_to_split hessian on a side (the scans' continue/break rules as a mask: counts and hessians are monotone along a scan, so a break drops only cuts that fail anyway), or outside the scan (`valid`)."
-    ok = valid & (np.minimum(L[2], R[2]) >= p["min_samples_leaf"]) & (np.minimum(L[1], R[1]) >= p["min_hessian"])
+    ok = np.minimum(L[2], R[2]) >= p["min_samples_leaf"]
+    ok &= np.minimum(L[1], R[1]) >= p["min_hessian"]
+    ok &= valid
     cst = p.get("monotonic")
     with np.errstate(all="ignore"):
-        if cst is None: gain = split_gain(L[0], L[1], R[0], R[1], node.g * node.value, p["l2"])
+        if cst is None: gain = _split_gains(L, R, node.g * node.value, p["l2"])
         else: gain = bounded_split_gain(L[0], L[1], R[0], R[1], node.g * node.value, p["l2"], cst[:, None], node.lower,
                                         node.upper)
     gain[~ok] = -np.inf
+    return gain
+
+def _split_gains(L, R, loss_node, l2):
+    "`split_gain` over the sums L and R (3, F, bins), bit for bit, in fewer passes: -g / d is -(g / d) exactly, so G v less g (-g / d) is G v plus g (g / d); h + 0.0 is h."
+    for i, S in enumerate((L, R)):
+        d = S[1] + l2 if l2 else S[1] + 1e-15
+        if l2: d += 1e-15
+        np.divide(S[0], d, out=d)
+        d *= S[0]
+        if i == 0: gain = d; gain += loss_node
+        else: gain += d
     return gain
 
 # %% ../nbs/21_hist_boosting.ipynb #hist-b005
@@ -354,8 +395,10 @@ class Rows:
         return None if count is None else self.histograms(count)
     def rows_of(self, node): return np.arange(self.n) if self.nodes[node] is None else self.nodes[node]
     def add_leaves(self, values):
-        "Add each leaf's value ({node: value}) to its rows' raw predictions of the tree's output; forget the tree's nodes."
-        for node, v in values.items(): self.raw[self.rows_of(node), self.k] += v
+        "Add each leaf's value ({node: value}) to its rows' raw predictions of the tree's output (each row's value set, then one addition); forget the tree's nodes."
+        update = np.empty(self.n)
+        for node, v in values.items(): update[self.rows_of(node)] = v
+        self.raw[:, self.k] += update
         self.nodes = {}
 
 # %% ../nbs/21_hist_boosting.ipynb #hist-b012
