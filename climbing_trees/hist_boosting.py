@@ -53,11 +53,16 @@ def gradients(loss, y, raw, w=None):
     elif loss == "absolute_error": g = np.where(r > y, 1.0, -1.0)
     elif loss == "poisson": h = np.exp(r); g = h - y
     elif loss == "binary":
-        far = r <= -37                                            # where scikit-learn takes exp(F)
-        e = np.exp(np.where(far, r, -r))
+        far, e = r <= -37, np.negative(r)                         # where scikit-learn takes exp(F)
+        if far.any(): e[far] = r[far]
+        np.exp(e, out=e)
         d = 1 + e
-        g, h = ((1 - y) - y * e) / d, e / (d * d)
-        if far.any(): g, h = np.where(far, e - y, g), np.where(far, e, h)
+        g = y * e
+        np.subtract(1 - y, g, out=g)
+        g /= d
+        if far.any(): g[far] = (e - y)[far]
+        h = e / np.multiply(d, d, out=d)
+        if far.any(): h[far] = e[far]
     elif loss == "multinomial":
         p = np.exp(r - r.max(axis=0))
         total = p[0].copy()
@@ -170,8 +175,8 @@ def node_codes(codes, rows):
         out[:, start:start + GATHER_BLOCK] = codes.by_row.take(rows[start:start + GATHER_BLOCK], axis=0).T
     return out
 
-def histograms(codes, rows, gh, constant, n_bins, counts=None):
-    "The histograms (3, F, n_bins) of the node whose rows are `rows` (ascending; None: every row): sums of the gradients, of the hessians (the counts if `constant`), and the counts (given: `counts`, the root's). `gh`: each row's gradient + 1j * hessian (1 if constant)."
+def histograms(codes, rows, gh, constant, n_bins, counts=None, count=True):
+    "The histograms (3, F, n_bins) of the node whose rows are `rows` (ascending; None: every row): sums of the gradients, of the hessians (the counts if `constant`), and the counts (given: `counts`, the root's; NaN, not counted, if not `count`). `gh`: each row's gradient + 1j * hessian (1 if constant)."
     node = node_codes(codes, rows)
     weights = gh if rows is None else gh.take(rows)
     sums = np.zeros((len(node), n_bins), dtype=complex)
@@ -180,6 +185,7 @@ def histograms(codes, rows, gh, constant, n_bins, counts=None):
     out[0], out[1] = sums.real, sums.imag
     if constant: out[2] = out[1]
     elif counts is not None: out[2] = counts
+    elif not count: out[2] = np.nan
     else:
         for f, column in enumerate(node): out[2, f] = np.bincount(column, minlength=n_bins)
     return out
@@ -215,38 +221,50 @@ def scan_masks(nb, has_missing, missing_bin):
     rl = has_missing[:, None] & (bins[:-1] <= (nb - 2)[:, None]) if has_missing.any() else None
     return dict(scan_lr=bins < (nb - 1 + has_missing)[:, None], scan_rl=rl)
 
-def numeric_splits(S, node, p):
+def numeric_splits(S, node, p, hmax=None):
     """Each feature's best numeric split (splitting.pyx `_find_best_bin_to_split_left_to_right`, then `..._right_to_left`
     where the feature has missing values), vectorized over (feature, bin) on the histograms S (3, F, bins): returns the
-    gains (F,) (-1: none), bins and whether the right-to-left scan won, and the cumulated sums of both scans."""
+    gains (F,) (-1: none), bins and whether the right-to-left scan won, the cumulated sums of both scans, and whether
+    each best cut is proven admissible (see `_scan_gains`; `hmax`: the largest hessian of a row)."""
     F, B = S.shape[1], S.shape[2] - 1                             # bins 0..B-1 known, B missing
     total = np.array([node.g, node.h, node.n], dtype=np.float64)[:, None, None]
     L = np.cumsum(S[:, :, :B], axis=2)                            # left: bins 0..b; right = total - left
-    gain = _scan_gains(L, total - L, node, p, p["scan_lr"])
+    gain, sure = _scan_gains(L, total - L, node, p, p["scan_lr"], hmax)
     b = np.argmax(gain, 1)                                        # ties: the first bin (gain > best_gain)
     f = np.arange(F)
-    best = np.where(gain[f, b] > p["min_gain"], gain[f, b], -1.0)
+    best, proven = np.where(gain[f, b] > p["min_gain"], gain[f, b], -1.0), sure[f, b]
     rtl, R2 = np.zeros(F, dtype=bool), None
     if p["scan_rl"] is not None:                                  # right: bins b+1..B-1, summed from the top down
         R2 = np.cumsum(S[:, :, B - 1:0:-1], axis=2)[:, :, ::-1]
-        gain2 = _scan_gains(total - R2, R2, node, p, p["scan_rl"])
+        gain2, sure2 = _scan_gains(total - R2, R2, node, p, p["scan_rl"], hmax)
         b2 = B - 2 - np.argmax(gain2[:, ::-1], 1)                 # ties: the first met from the right
         rtl = (gain2[f, b2] > best) & (gain2[f, b2] > p["min_gain"])
         best, b = np.where(rtl, gain2[f, b2], best), np.where(rtl, b2, b)
-    return best, b, rtl, L, R2
+        proven = np.where(rtl, sure2[f, b2], proven)
+    return best, b, rtl, L, R2, proven
 
-def _scan_gains(L, R, node, p, valid):
-    "`_split_gain` of every cut whose left and right sums (3, F, bins) are L and R, -inf where the cut is not admissible: fewer than min_samples_leaf rows or min_hessian_to_split hessian on a side (the scans' continue/break rules as a mask: counts and hessians are monotone along a scan, so a break drops only cuts that fail anyway), or outside the scan (`valid`)."
-    ok = np.minimum(L[2], R[2]) >= p["min_samples_leaf"]
-    ok &= np.minimum(L[1], R[1]) >= p["min_hessian"]
+def _scan_gains(L, R, node, p, valid, hmax=None):
+    """`_split_gain` of every cut whose left and right sums (3, F, bins) are L and R, -inf where the cut is not
+    admissible: fewer than min_samples_leaf rows or min_hessian_to_split hessian on a side (the scans' continue/break
+    rules as a mask: counts and hessians are monotone along a scan, so a break drops only cuts that fail anyway), or
+    outside the scan (`valid`); and `sure`, where the cut is proven admissible. A feature not counted (NaN counts) has
+    its cuts tried, proven where each side's hessian sum H shows at least min_samples_leaf rows: a side holds at least
+    H / hmax rows, a whole number, so H / hmax > min_samples_leaf - 1/2 suffices (the half a row absorbs rounding)."""
+    n_side, h_side = np.minimum(L[2], R[2]), np.minimum(L[1], R[1])
+    ok, sure = h_side >= p["min_hessian"], n_side >= p["min_samples_leaf"]
     ok &= valid
+    uncounted = np.isnan(n_side[:, 0])                            # a feature is counted or not as a whole
+    if uncounted.any():
+        with np.errstate(all="ignore"): sure[uncounted] = h_side[uncounted] / hmax + 0.5 >= p["min_samples_leaf"]
+        if not uncounted.all(): ok &= sure | uncounted[:, None]
+    else: ok &= sure
     cst = p.get("monotonic")
     with np.errstate(all="ignore"):
         if cst is None: gain = _split_gains(L, R, node.g * node.value, p["l2"])
         else: gain = bounded_split_gain(L[0], L[1], R[0], R[1], node.g * node.value, p["l2"], cst[:, None], node.lower,
                                         node.upper)
     gain[~ok] = -np.inf
-    return gain
+    return gain, sure
 
 def _split_gains(L, R, loss_node, l2):
     "`split_gain` over the sums L and R (3, F, bins), bit for bit, in fewer passes: -g / d is -(g / d) exactly, so G v less g (-g / d) is G v plus g (g / d); h + 0.0 is h."
@@ -325,32 +343,44 @@ def searched_features(node, p, n_features):
     else: searched[order] = True
     return order, searched
 
-def find_split(node, p, nb, has_missing, is_cat, missing_bin):
-    "The node's best `Split` over the features it searches (splitting.pyx `find_node_split`: the first feature of largest gain, in the order of the allowed features; gain -1 for a feature not drawn)."
+def find_split(node, p, nb, has_missing, is_cat, missing_bin, counts=None, hmax=None):
+    """The node's best `Split` over the features it searches (splitting.pyx `find_node_split`: the first feature of
+    largest gain, in the order of the allowed features; gain -1 for a feature not drawn). A feature whose rows were not
+    counted (NaN counts) is counted by `counts(feature)` only when it matters: a categorical feature searched; the
+    winner, if its cut is not proven admissible by the hessian bound (`hmax`: see `_scan_gains`), then the scan again;
+    the final winner, for the rows it sends left."""
     S = node.hist
-    gains, bins, rtl, L, R2 = numeric_splits(S, node, p)
+    def count(j):
+        if np.isnan(S[2, j, 0]): S[2, j] = counts(j)
     subset = searched_features(node, p, len(nb))
-    cats = {}
-    for j in np.flatnonzero(is_cat if subset is None else is_cat & subset[1]):
-        gains[j] = -1.0
+    searched_cats, cats = np.flatnonzero(is_cat if subset is None else is_cat & subset[1]), {}
+    for j in searched_cats:
+        count(j)
         found = categorical_split(S[0, j], S[1, j], S[2, j], node, nb[j], has_missing[j], missing_bin, p)
-        if found is not None: gains[j], cats[j] = found[0], found
-    if subset is None: j = int(np.argmax(gains))
-    else:
-        order, searched = subset
-        gains[~searched] = -1.0
-        j = int(order[np.argmax(gains[order])])
+        if found is not None: cats[j] = found
+    while True:
+        gains, bins, rtl, L, R2, proven = numeric_splits(S, node, p, hmax)
+        gains[searched_cats] = -1.0
+        for c, found in cats.items(): gains[c] = found[0]
+        if subset is None: j = int(np.argmax(gains))
+        else:
+            order, searched = subset
+            gains[~searched] = -1.0
+            j = int(order[np.argmax(gains[order])])
+        if j in cats or proven[j] or gains[j] <= -1.0 or not np.isnan(S[2, j, 0]): break
+        count(j)                                                  # a cut not proven: count, and scan again
+    if j not in cats: count(j)
     if j in cats:
         gl, hl, nl = cats[j][2:]
         gr, hr = node.g - gl, node.h - hl
         left, b, missing_left = cats[j][1], 0, bool(has_missing[j] and cats[j][1][missing_bin])
     elif rtl[j]:                                                  # stored left sums; right recomputed as total - left
         b, left, missing_left = int(bins[j]), None, True
-        gl, hl, nl = node.g - R2[0, j, b], node.h - R2[1, j, b], node.n - R2[2, j, b]
+        gl, hl, nl = node.g - R2[0, j, b], node.h - R2[1, j, b], node.n - S[2, j, b + 1:-1].sum()
         gr, hr = node.g - gl, node.h - hl
     else:
         b, left, missing_left = int(bins[j]), None, False
-        gl, hl, nl = L[0, j, b], L[1, j, b], L[2, j, b]
+        gl, hl, nl = L[0, j, b], L[1, j, b], S[2, j, :b + 1].sum()
         gr, hr = node.g - gl, node.h - hl
     l2 = p["l2"]
     if p.get("monotonic") is None: vl, vr = node_value(gl, hl, l2), node_value(gr, hr, l2)
@@ -369,6 +399,7 @@ def partition(rows, column, bin, missing_left, left_bins, missing_bin):
 # %% ../nbs/21_hist_boosting.ipynb #hist-b011
 class Rows:
     "The training rows of one block, where they live (in memory, or on a dask worker): their codes, targets, weights and raw predictions (N, K), the gradients of the current iteration, and while a tree grows the rows of each of its nodes (ascending; None: every row)."
+    count_all = False       # count the rows of every node (else only at the root and on demand: see `find_split`)
     def __init__(self, codes, y, w, raw, missing_bin):
         self.codes, self.y, self.w, self.raw, self.n_bins = codes, y, w, raw, missing_bin + 1
         self.n = codes.by_row.shape[0]
@@ -378,14 +409,20 @@ class Rows:
         self.g, self.h = of(self.y, self.raw, self.w)
         return self.h is None
     def start(self, k):
-        "Begin a tree on the gradients of output k: every row at the root (node 0); each row's gradient and hessian (1 if constant) as one complex number."
+        "Begin a tree on the gradients of output k: every row at the root (node 0); each row's gradient and hessian (1 if constant) as one complex number. Returns the largest hessian (None if constant)."
         self.k, self.nodes, self.constant = k, {0: None}, self.h is None
         self.gh = np.empty(self.n, dtype=complex)
         self.gh.real, self.gh.imag = self.g[k], 1.0 if self.constant else self.h[k]
+        return None if self.constant else float(self.h[k].max())
     def histograms(self, node):
-        "The histograms (3, F, bins) of `node`'s rows."
+        "The histograms (3, F, bins) of `node`'s rows (counts NaN, not counted, unless at the root or `count_all`)."
         rows = self.nodes[node]
-        return histograms(self.codes, rows, self.gh, self.constant, self.n_bins, self.root_counts if rows is None else None)
+        return histograms(self.codes, rows, self.gh, self.constant, self.n_bins, self.root_counts if rows is None else None,
+                          count=self.count_all)
+    def counts(self, node, feature):
+        "The number of `node`'s rows in each bin of `feature`."
+        rows, column = self.nodes[node], self.codes.by_feature[feature]
+        return np.bincount(column if rows is None else column.take(rows), minlength=self.n_bins)
     def split(self, node, feature, bin, missing_left, left_bins, left, right, count=None):
         "Send `node`'s rows to its children `left` and `right` (a stable partition); return the histograms of child `count` (None: none)."
         rows = self.nodes.pop(node)
@@ -409,7 +446,7 @@ def grow_tree(rows, k, p, nb, has_missing, is_cat, missing_bin):
     the parent's less them. Constraints from `p` (see `constraint_params`): interaction groups restrict each node's
     features, monotonic constraints bound the children's values by the mid-point of a constrained split's two values.
     Returns the root and the leaves in finalizing order (values times the learning rate)."""
-    rows.start(k)
+    hmax = rows.start(k)
     hist = rows.histograms(0)
     N = rows.n
     groups, mono = p.get("interaction"), p.get("monotonic")
@@ -426,7 +463,8 @@ def grow_tree(rows, k, p, nb, has_missing, is_cat, missing_bin):
         leaves.append(node)
 
     def search(node):
-        node.split = find_split(node, p, nb, has_missing, is_cat, missing_bin)
+        counts = lambda feature: rows.counts(node.id, feature)   # only if a count is missing
+        node.split = find_split(node, p, nb, has_missing, is_cat, missing_bin, counts, hmax)
         if node.split.gain <= 0: finalize(node)
         else: heapq.heappush(heap, node)
 

@@ -105,7 +105,6 @@ class _BaseHGB(BaseEstimator):
     _preprocess_X, _check_categories = _SkBase._preprocess_X, _SkBase._check_categories
     _check_interaction_cst = _SkBase._check_interaction_cst
     _quantile = None
-
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True
@@ -540,6 +539,7 @@ class HistGradientBoostingClassifier(ClassifierMixin, _BaseHGB):
 # %% ../nbs/22_hist_estimators.ipynb #hest-050
 class BlockRows(Rows):
     "Chapter 21's `Rows`, built where its block of rows lives (a dask worker): the block binned there, its raw predictions started at the baseline; and its share of the training loss."
+    count_all = True        # every node's rows counted: a count on demand would cost the cluster a round of calls
     def __init__(self, X, y, w, bins, start):
         by_feature = bin_codes(bins, X)
         raw = np.zeros((len(y), len(start))) + start[None]
