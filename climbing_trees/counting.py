@@ -393,11 +393,14 @@ def levels_search(g):
         order = np.argsort(np.where(weighted, response, np.inf), axis=-1, kind="stable")   # ties by code; weightless last
         rank = np.empty_like(order)
         np.put_along_axis(rank, order, np.arange(width), axis=-1)
-        n_left = np.cumsum(np.take_along_axis(np.where(weighted, n_level, 0), order, axis=-1), axis=-1)
-        summed = np.cumsum(np.take_along_axis(given, order[..., None], axis=1), axis=1)   # prefix m: the first m + 1 levels
+        # the levels of weight come first, and no admissible prefix goes past them
+        head = order[:, :max(int(k.max(initial=1)), 1)]
+        n_left = np.take_along_axis(np.where(weighted, n_level, 0), head, -1).cumsum(-1)
+        # prefix m: the first m + 1 levels
+        summed = np.cumsum(np.take_along_axis(given, head[..., None], axis=1), axis=1)
         left = np.moveaxis(_left_sums(np.moveaxis(summed, -1, 0), n_left, frontier.weights_are_one, g.crit), 0, -1)
         w_left, w_right = g.crit.weight(left), g.crit.weight(left[:, -1:] - left)
-        size = np.arange(1, width + 1)                                     # levels sent left by each prefix
+        size = np.arange(1, head.shape[1] + 1)       # levels sent left by each prefix
         first = np.argmax(weighted, axis=-1)[:, None]                      # the smallest code of positive weight
         first_left = np.take_along_axis(rank, first, axis=-1) < size
         missing = weighted[:, -1:]                                         # the missing level has weight: its side
