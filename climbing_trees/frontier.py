@@ -247,15 +247,16 @@ def partition_orders(orders, goes_left, counts, split, block=None, in_place=Fals
 
 # %% ../nbs/07_frontier.ipynb #dd1c0e45
 def segment_ends(X, orders, starts, counts, segments, n_missing=None):
-    "Each column's smallest and largest known value (lowest, highest), (D, F) each, in\
- the `segments` (indices) of `orders` (D, n), whose segments are sorted with the missing\
- values last (`n_missing` (D, F) per segment, None: none); 0 at the other segments. One\
- gather."
+    "Each column's smallest and largest known value (lowest, highest), (D, F) each,\
+ in the `segments` (indices) of `orders` (D, n), whose segments are sorted with\
+ the missing values last (`n_missing` (D, F) per segment, None: none); 0 at the\
+ other segments. One gather."
     last = starts + counts - 1
-    if n_missing is not None: last = np.maximum(last - n_missing, starts)   # the last known
-    last = np.take_along_axis(orders, np.broadcast_to(last, (len(orders), len(starts)))[:, segments], 1)
+    if n_missing is not None: last = np.maximum(last - n_missing, starts)   # last known
+    last = np.broadcast_to(last, (len(orders), len(starts)))[:, segments]
+    last = np.take_along_axis(orders, last, axis=1)
     at = np.concatenate([orders[:, starts[segments]], last], axis=1)
-    flat = np.multiply(at, X.shape[1], dtype=np.intp)                  # intp: N D may pass 2**31
+    flat = np.multiply(at, X.shape[1], dtype=np.intp)        # intp: N D may pass 2**31
     flat += np.arange(X.shape[1])[:, None]
     lowest, highest = np.zeros((2, X.shape[1], len(starts)), dtype=X.dtype)
     lowest[:, segments], highest[:, segments] = np.split(X.reshape(-1).take(flat), 2, 1)
