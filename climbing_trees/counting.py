@@ -20,12 +20,12 @@ from .levelwise import NodeSplits, presort
 from .fast import FAST, _drawn_pairs, dense_ranks
 
 # %% auto #0
-__all__ = ['BLOCK_KEYS', 'SPARSE_BELOW', 'EXHAUSTIVE_BLOCK', 'LEVEL_BINS', 'LEVELS_PER_ROW', 'COUNTED_LEVELS',
-           'COUNT_BINS_PER_ROW', 'COUNT_FROM_ENTRIES', 'COUNT_BLOCK_BINS', 'COUNTING', 'MAX_BINS', 'BINNING_SUBSAMPLE',
-           'ALMOST_INF', 'counted_split_curve', 'counted_column_split', 'value_codes', 'Histograms', 'count_histograms',
-           'cumulative_values', 'histogram_splits', 'depth_histogram_splits', 'recentre', 'subtract_siblings',
-           'exhaustive_pairs', 'levels_search', 'counting_search', 'bin_thresholds', 'Binning', 'fit_binning',
-           'unbin_tree']
+__all__ = ['BLOCK_KEYS', 'SPARSE_BELOW', 'EXHAUSTIVE_BLOCK', 'LEVEL_BINS', 'LEVELS_PER_ROW', 'LEVEL_GROUPS_FROM',
+           'LEVEL_GROUP_SPREAD', 'COUNTED_LEVELS', 'COUNT_BINS_PER_ROW', 'COUNT_FROM_ENTRIES', 'COUNT_BLOCK_BINS',
+           'COUNTING', 'MAX_BINS', 'BINNING_SUBSAMPLE', 'ALMOST_INF', 'counted_split_curve', 'counted_column_split',
+           'value_codes', 'Histograms', 'count_histograms', 'cumulative_values', 'histogram_splits',
+           'depth_histogram_splits', 'recentre', 'subtract_siblings', 'exhaustive_pairs', 'level_groups',
+           'levels_search', 'counting_search', 'bin_thresholds', 'Binning', 'fit_binning', 'unbin_tree']
 
 # %% ../nbs/11_counting.ipynb #cea47ef4
 def counted_split_curve(x, y, sample_weight, criterion, n_classes=None, min_samples_leaf=1, min_weight_leaf=0.0):
@@ -277,6 +277,19 @@ def exhaustive_pairs(S, n_level, weighted, n_weightless, crit, min_samples_leaf=
 # %% ../nbs/11_counting.ipynb #ffdee28e
 LEVEL_BINS = 2 ** 18   # a depth's categorical columns are searched at once a block of about this many (column, node, level) bins at a time...
 LEVELS_PER_ROW = 16    # ... while a column's levels x nodes is at most this many per row of the depth (else node by node)
+# from this many bins a depth, columns in groups of like widths
+LEVEL_GROUPS_FROM = 2 ** 15
+LEVEL_GROUP_SPREAD = 1.5     # a group's widths lie within this factor of its narrowest
+
+def level_groups(widths, spread=LEVEL_GROUP_SPREAD):
+    "The columns (indices into `widths`: each one's levels and one for the missing\
+ rows) in groups of like widths: sorted by width, a new group where a width passes\
+ `spread` times its group's first."
+    groups = []
+    for i in np.argsort(widths, kind="stable").tolist():
+        if groups and widths[i] <= spread * widths[groups[-1][0]]: groups[-1].append(i)
+        else: groups.append([i])
+    return groups
 
 def levels_search(g):
     "Chapter 8's `Tuning.levels` for growth `g`: `search(g, features, orders, counts, searched, frontier, node_stats, units)`, which returns the `NodeSplits` (with their tables) of the plan's categorical columns among `features`, every node of the depth at once, the splits of chapter 6's `categorical_column_split` node for node; None where it does not apply (no orders kept, a criterion without sums, several outputs)."
@@ -284,9 +297,23 @@ def levels_search(g):
     columns = [j for j in g.plan.categorical if g.searches.get(j) is categorical_column_split]   # not overridden
     if not columns: return None
     width = g.n_levels + 1                                                 # level L = n_levels: the missing rows
-    codes = np.stack([np.where(c == MISSING_LEVEL, g.n_levels, c) for c in (level_codes(g.X[:, j]) for j in columns)])
-    codes = codes.astype(np.uint8 if width <= 2 ** 8 else np.uint16 if width <= 2 ** 16 else np.intp)
+    own = [level_codes(g.X[:, j]) for j in columns]
+    top = [np.where(c == MISSING_LEVEL, -1, c).max(initial=-1) for c in own]
+    # its levels, and the missing
+    widths = np.array(top) + 2
+    dtype = np.uint8 if width <= 2 ** 8 else np.uint16 if width <= 2 ** 16 else np.intp
+    # missing: last
+    layout = lambda c, w: np.where(c == MISSING_LEVEL, w - 1, c).astype(dtype)
+    # each padded to the widest
+    codes = np.stack([layout(c, width) for c in own])
     column_row = {j: i for i, j in enumerate(columns)}
+    # (columns, codes, width, rows) a group
+    grouped = []
+    for group in level_groups(widths):
+        w = int(widths[group].max())
+        group_codes = np.stack([layout(own[i], w) for i in group])
+        grouped.append(({columns[i] for i in group}, group_codes, w,
+                        {columns[i]: r for r, i in enumerate(group)}))
     positive = None if g.positive is None else g.positive.astype(bool)
     classes = isinstance(g.crit, ClassificationCriterion)
     wy = None if classes else (g.w * g.y)[None]                            # each level's raw sum of w y: its mean
@@ -297,29 +324,58 @@ def levels_search(g):
     def search(g, features, orders, counts, searched, frontier, node_stats, units):   # g given, not held: no cycle
         js, n_nodes = [j for j in features if j in column_row], len(counts)
         if not js or width * n_nodes > LEVELS_PER_ROW * orders.shape[1] + 2 ** 12: return {}   # node by node
-        node.fill(-1)
-        node[orders[0]] = np.repeat(np.arange(n_nodes), counts)
-        block = max(1, LEVEL_BINS // (width * n_nodes))                    # columns a block
-        return {j: splits for lo in range(0, len(js), block)
-                for j, splits in search_block(g, js[lo:lo + block], orders, counts, searched, frontier, node_stats, units).items()}
+        # counted:
+        active = np.flatnonzero(frontier.searchable & searched[js].any(axis=0))
+        # only the nodes that may split (a
+        number = np.full(n_nodes, -1, dtype=np.intp)
+        # forest's frontier holds many pure
+        number[active] = np.arange(len(active))
+        node.fill(-1)                                      # leaves)
+        node[orders[0]] = np.repeat(number, counts)
+        parts = [(js, codes, width, column_row)]
+        if width * len(active) * len(js) > LEVEL_GROUPS_FROM:
+            parts = [([j for j in js if j in group], c, w, rows)
+                     for group, c, w, rows in grouped]
+        # one call, or a group of widths each
+        found = {}
+        for part, part_codes, w, rows in parts:
+            # columns a block
+            block = max(1, LEVEL_BINS // (w * max(len(active), 1)))
+            for lo in range(0, len(part), block):
+                js = part[lo:lo + block]
+                block_codes = part_codes[[rows[j] for j in js]]
+                found.update(search_block(g, js, block_codes, w, active, orders, counts,
+                                          searched, frontier, node_stats, units))
+        return found
 
-    def search_block(g, js, orders, counts, searched, frontier, node_stats, units):
-        n_nodes, at = len(counts), [column_row[j] for j in js]
+    def search_block(g, js, codes, width, active, orders, counts, searched, frontier,
+                     node_stats, units):
+        n_nodes, n_active = len(counts), len(active)
         if g.class_sums:                                                   # as `counting_search` counts classes
             frontier = frontier._replace(totals=node_stats[:g.crit.proxy_statistics])
-            hist = count_histograms(codes[at], node, n_nodes, width, positive=positive,
-                                    classes=(g.y, g.n_classes, None if g.unit_weights else g.w, frontier.weights_are_one))
-        else:                                                              # the statistics, and for regression the raw w y
+            w_c = None if g.unit_weights else g.w
+            hist = count_histograms(codes, node, n_active, width, positive=positive,
+                                    classes=(g.y, g.n_classes, w_c,
+                                             frontier.weights_are_one))
+        # the statistics; regression: raw w y
+        else:
             stats = g.swept_stats(frontier)
-            hist = count_histograms(codes[at], node, n_nodes, width, stats if classes else np.concatenate([stats, wy]),
+            row_stats = stats if classes else np.concatenate([stats, wy])
+            hist = count_histograms(codes, node, n_active, width, row_stats,
                                     positive=positive)
-            if not classes: hist, raw = hist._replace(sums=hist.sums[..., :len(stats)]), hist.sums[..., len(stats)]
-        by_pair = lambda a: np.moveaxis(a, 0, 2).reshape((len(js) * n_nodes, width) + a.shape[3:])   # (column, node) rows
-        n_level = by_pair(hist.counts)
+            if not classes:
+                raw = hist.sums[..., len(stats)]
+                hist = hist._replace(sums=hist.sums[..., :len(stats)])
+        n_pairs = len(js) * n_active
+        by_pair = lambda a: np.moveaxis(a, 0, 2).reshape((n_pairs, width) + a.shape[3:])
+        n_level = by_pair(hist.counts)                     # (column, node) rows
         weighted = n_level > 0 if hist.positive is None else by_pair(hist.positive) > 0
         k = weighted.sum(axis=-1)
-        pairs = np.flatnonzero((k >= 2) & (searched[js] & frontier.searchable).reshape(-1))   # the pairs with a partition
-        node_of = pairs % n_nodes
+        # a partition
+        pairs = np.flatnonzero((k >= 2) & searched[js][:, active].reshape(-1))
+        node_of = active[pairs % n_active]
+        # among all the depth's (column, node)
+        full = pairs // n_active * n_nodes + node_of
         n_level, weighted, k = n_level[pairs], weighted[pairs], k[pairs]
         given = by_pair(hist.sums)[pairs]                                  # (P, L, S): the statistics the sweep is given
         S = np.moveaxis(_left_sums(np.moveaxis(given, -1, 0), n_level, frontier.weights_are_one, g.crit), 0, -1)
@@ -337,11 +393,14 @@ def levels_search(g):
         order = np.argsort(np.where(weighted, response, np.inf), axis=-1, kind="stable")   # ties by code; weightless last
         rank = np.empty_like(order)
         np.put_along_axis(rank, order, np.arange(width), axis=-1)
-        n_left = np.cumsum(np.take_along_axis(np.where(weighted, n_level, 0), order, axis=-1), axis=-1)
-        summed = np.cumsum(np.take_along_axis(given, order[..., None], axis=1), axis=1)   # prefix m: the first m + 1 levels
+        # the levels of weight come first, and no admissible prefix goes past them
+        head = order[:, :max(int(k.max(initial=1)), 1)]
+        n_left = np.take_along_axis(np.where(weighted, n_level, 0), head, -1).cumsum(-1)
+        # prefix m: the first m + 1 levels
+        summed = np.cumsum(np.take_along_axis(given, head[..., None], axis=1), axis=1)
         left = np.moveaxis(_left_sums(np.moveaxis(summed, -1, 0), n_left, frontier.weights_are_one, g.crit), 0, -1)
         w_left, w_right = g.crit.weight(left), g.crit.weight(left[:, -1:] - left)
-        size = np.arange(1, width + 1)                                     # levels sent left by each prefix
+        size = np.arange(1, head.shape[1] + 1)       # levels sent left by each prefix
         first = np.argmax(weighted, axis=-1)[:, None]                      # the smallest code of positive weight
         first_left = np.take_along_axis(rank, first, axis=-1) < size
         missing = weighted[:, -1:]                                         # the missing level has weight: its side
@@ -365,19 +424,25 @@ def levels_search(g):
         w_sent_right = np.where(flip, chosen(w_left), chosen(w_right))
         default = np.where(missing[:, 0], sent_left[:, -1], _left_is_heavier(w_sent_left, w_sent_right, True))
         impurity = np.full(len(js) * n_nodes, np.inf)
-        impurity[pairs] = np.where(np.isfinite(lowest), value, np.inf)
-        left_tables, right_tables = np.zeros((2, len(js) * n_nodes, width - 1), dtype=bool)
-        left_tables[pairs], right_tables[pairs] = sent_left[:, :-1], (weighted & ~sent_left)[:, :-1]
+        impurity[full] = np.where(np.isfinite(lowest), value, np.inf)
+        tables = np.zeros((2, len(js) * n_nodes, g.n_levels), dtype=bool)
+        left_tables, right_tables = tables
+        # (the widest's width)
+        left_tables[full, :width - 1] = sent_left[:, :-1]
+        right_tables[full, :width - 1] = (weighted & ~sent_left)[:, :-1]
         defaults = np.zeros(len(js) * n_nodes, dtype=bool)
-        defaults[pairs] = default
+        defaults[full] = default
         at_once = one_by_one & classes & (k <= MULTICLASS_EXHAUSTIVE_LEVELS) if classes else np.zeros_like(one_by_one)
         if at_once.any():                                                  # more classes, few levels: all partitions, at once
             found_e = exhaustive_pairs(S[at_once], n_level[at_once], weighted[at_once], n_weightless[at_once], g.crit,
                                        frontier.min_samples_leaf, frontier.min_weight_leaf)
-            e = pairs[at_once]
+            e = full[at_once]
             impurity[e] = found_e[0]
-            left_tables[e], right_tables[e], defaults[e] = found_e[1][:, :-1], found_e[2][:, :-1], found_e[3]
-        for p in pairs[one_by_one & ~at_once].tolist():                    # chapter 6's own search, with the node's rows
+            left_tables[e, :width - 1] = found_e[1][:, :-1]
+            right_tables[e, :width - 1] = found_e[2][:, :-1]
+            defaults[e] = found_e[3]
+        # chapter 6's own search, node's rows
+        for p in full[one_by_one & ~at_once].tolist():
             i, f = divmod(p, n_nodes)
             rows = orders[js[i], frontier.starts[f]:frontier.starts[f] + counts[f]]
             split = categorical_column_split(g.X[rows, js[i]], g.y[rows], g.w[rows], g.criterion, g.n_classes, **rules)

@@ -12,8 +12,8 @@ from .naive import admissible_cuts, ties_with_best, TIE_TOLERANCE
 # %% auto #0
 __all__ = ['FIRST_BEST_LISTED_FROM', 'SPARSE_CUTS', 'SPARSE_MIN_POSITIONS', 'RIGHT_SUMS_ELEMENTS', 'BLOCK_ELEMENTS',
            'segment_starts', 'segmented_cumsum', 'segment_sums', 'segment_first_best', 'Frontier', 'frontier_layout',
-           'frontier_column_splits', 'segmented_sum_after', 'by_row_blocks', 'partition_orders', 'node_centres',
-           'frontier_random_splits', 'frontier_missing_splits']
+           'frontier_column_splits', 'segmented_sum_after', 'by_row_blocks', 'partition_orders', 'segment_ends',
+           'node_centres', 'frontier_random_splits', 'frontier_missing_splits']
 
 # %% ../nbs/07_frontier.ipynb #1a4c33b4
 def segment_starts(counts):
@@ -244,6 +244,23 @@ def partition_orders(orders, goes_left, counts, split, block=None, in_place=Fals
         into[:, :lefts] = left.reshape(len(into), lefts)                    # the orders: later rows are not touched)
         into[:, lefts:] = right.reshape(len(into), kept - lefts)
     return result, child_counts
+
+# %% ../nbs/07_frontier.ipynb #dd1c0e45
+def segment_ends(X, orders, starts, counts, segments, n_missing=None):
+    "Each column's smallest and largest known value (lowest, highest), (D, F) each,\
+ in the `segments` (indices) of `orders` (D, n), whose segments are sorted with\
+ the missing values last (`n_missing` (D, F) per segment, None: none); 0 at the\
+ other segments. One gather."
+    last = starts + counts - 1
+    if n_missing is not None: last = np.maximum(last - n_missing, starts)   # last known
+    last = np.broadcast_to(last, (len(orders), len(starts)))[:, segments]
+    last = np.take_along_axis(orders, last, axis=1)
+    at = np.concatenate([orders[:, starts[segments]], last], axis=1)
+    flat = np.multiply(at, X.shape[1], dtype=np.intp)        # intp: N D may pass 2**31
+    flat += np.arange(X.shape[1])[:, None]
+    lowest, highest = np.zeros((2, X.shape[1], len(starts)), dtype=X.dtype)
+    lowest[:, segments], highest[:, segments] = np.split(X.reshape(-1).take(flat), 2, 1)
+    return lowest, highest
 
 # %% ../nbs/07_frontier.ipynb #77bc40bb
 def node_centres(y_sorted, w_sorted, counts, starts=None, all_positive=False):

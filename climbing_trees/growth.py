@@ -113,12 +113,17 @@ def check_search_options(max_features, splitter, n_features):
     if splitter not in SPLITTERS: raise ValueError(f"splitter must be one of {SPLITTERS}, got {splitter!r}")
     return (None if max_features is None or max_features >= n_features else int(max_features)), splitter
 
-def draw_features(constant, max_features, rng):
-    "Which features each node searches, (n_nodes, D) from the nodes' `constant` features: scikit-learn's draw of `max_features` (None: all non-constant ones)."
+def draw_features(constant, max_features, rng, uniform=None):
+    "Which features each node searches, (n_nodes, D) from the nodes' `constant`\
+ features: scikit-learn's draw of `max_features` (None: all non-constant ones).\
+ `uniform`: the draws `rng.random((n_nodes, D))`, if made already (chapter 8\
+ draws each tree's nodes from its own generator, then decides for all of them at\
+ once)."
     constant = np.atleast_2d(constant)
     if max_features is None: return ~constant
     n_nodes, n_features = constant.shape
-    place = rng.random((n_nodes, n_features)).argsort(axis=1).argsort(axis=1)      # each feature's place in a random order
+    uniform = rng.random((n_nodes, n_features)) if uniform is None else uniform
+    place = uniform.argsort(axis=1).argsort(axis=1)        # each feature's random place
     first_useful = np.where(constant, n_features, place).min(axis=1)                 # place of the first non-constant one
     return (place < np.maximum(max_features, first_useful + 1)[:, None]) & ~constant
 

@@ -17,7 +17,8 @@ from .criteria import ClassificationCriterion, criterion_of, make_criterion, med
 from .categorical import categorical_column_split
 from .frontier import (BLOCK_ELEMENTS, SPARSE_CUTS, SPARSE_MIN_POSITIONS, by_row_blocks, frontier_column_splits,
                                      frontier_layout, frontier_missing_splits, frontier_random_splits, node_centres,
-                                     partition_orders, segment_starts, segment_sums, _left_sums)
+                                     partition_orders, segment_ends, segment_starts,
+                                     segment_sums, _left_sums)
 
 # %% auto #0
 __all__ = ['PLAIN', 'TAKE_CHUNK', 'FrontierSearch', 'Growth', 'stable_sort', 'presort', 'subset_orders', 'check_presorted',
@@ -267,21 +268,20 @@ def _features_to_search(g, orders, counts, searchable, tree=None, starts=None):
     n_nodes, threshold, n_missing, missing_left = len(counts), None, None, None
     if g.constant_if_equal: return searchable[None].repeat(g.n_features, axis=0), None, None, None
     starts = segment_starts(counts) if starts is None else starts
+    active = np.flatnonzero(searchable)         # read, drawn (a forest has many leaves)
     if len(g.missing_columns):                          # NaN sorts last: the largest known value comes before them
         n_missing = np.zeros((g.n_features, n_nodes), dtype=np.intp)
         for i, j in enumerate(g.missing_columns): n_missing[j] = segment_sums(g.missing[i].take(orders[j]), starts)
-        last = np.take_along_axis(orders, np.maximum(starts + counts - 1 - n_missing, starts), axis=1)
-    else: last = orders[:, starts + counts - 1]
-    ends = _gather(g.X, np.arange(g.n_features)[:, None], np.concatenate([orders[:, starts], last], axis=1))   # one gather
-    lowest_x, highest_x = ends[:, :n_nodes], ends[:, n_nodes:]          # (D, F) each: segments are sorted
+    lowest_x, highest_x = segment_ends(g.X, orders, starts, counts, active, n_missing)
     constant = constant_features(lowest_x, highest_x, False if n_missing is None else n_missing > 0)
     searched = ~constant & searchable
     if g.max_features is not None or g.splitter == "random":
-        active = np.flatnonzero(searchable)                             # only the nodes that may split draw (a frontier of
-        trees = None if tree is None else tree[active]                  # a tree grown to purity holds many pure leaves)
+        trees = None if tree is None else tree[active]
         per_tree = lambda draw: _per_tree(g, trees, len(active), draw)
-    if g.max_features is not None:                                      # None: nothing drawn, no loop over the trees
-        searched[:, active] = per_tree(lambda rng, nodes, k: draw_features(constant[:, active[nodes]].T, g.max_features, rng)).T
+    if g.max_features is not None:        # each tree's draws, decided for all at once
+        uniform = per_tree(lambda rng, nodes, k: rng.random((k, g.n_features)))
+        drawn = draw_features(constant[:, active].T, g.max_features, None, uniform)
+        searched[:, active] = drawn.T
     if g.splitter == "random":
         uniform = np.zeros(searched.shape)                              # 0 where nothing is searched
         uniform[:, active] = per_tree(lambda rng, nodes, k: rng.random((g.n_features, k)).T).T
@@ -299,9 +299,7 @@ def _per_tree(g, tree, n_nodes, draw):
     grouped = np.argsort(tree, kind="stable")                           # each tree's nodes, in frontier order
     parts = np.split(grouped, np.flatnonzero(np.diff(tree[grouped])) + 1)
     drawn = np.concatenate([draw(g.rngs[tree[nodes[0]]], nodes, len(nodes)) for nodes in parts])
-    in_frontier = np.empty_like(drawn)
-    in_frontier[grouped] = drawn                                        # whole rows: one contiguous copy per node
-    return in_frontier
+    return drawn[np.argsort(grouped)]                                # in frontier order
 
 # %% ../nbs/08_levelwise.ipynb #22859c26
 def _search_frontier(g, orders, counts, depth, tree=None, bounds=None):

@@ -394,3 +394,22 @@ def test_many_classes_few_levels_all_partitions_at_once(weights, monkeypatch):
     w = {None: None, "whole": rng.integers(0, 3, n) * 1.0, "fractions": rng.random(n)}[weights]
     trees = [grow_levelwise(X, y, "entropy", w, 5, categorical=range(5), min_samples_leaf=2, tuning=t) for t in (FAST, COUNTED_LEVELS)]
     assert tree_differences(*trees) == [] and sum(calls) > 50            # many (column, node) pairs searched at once
+
+
+def mixed_width_table(seed):
+    "`level_table`'s table with each categorical column of its own number of levels (2 to 11): the columns fall in groups of like widths."
+    X, y, criterion, w, n_classes, options = level_table(seed)
+    rng = np.random.default_rng(seed + 1000)
+    for j in options["categorical"]:
+        known = ~np.isnan(X[:, j])
+        X[known, j] = rng.integers(0, int(rng.integers(2, 12)), size=int(known.sum()))
+    return X, y, criterion, w, n_classes, options
+
+
+@pytest.mark.parametrize("seed", range(150))
+def test_levels_in_groups_of_widths_grow_the_node_by_node_tree(seed, monkeypatch):
+    import climbing_trees.counting as counting
+    monkeypatch.setattr(counting, "LEVEL_GROUPS_FROM", 0)             # every depth's columns in groups of like widths
+    X, y, criterion, w, n_classes, options = mixed_width_table(seed)
+    trees = [grow_levelwise(X, y, criterion, w, n_classes, tuning=t, **options) for t in (FAST, COUNTED_LEVELS)]
+    assert tree_differences(*trees) == []
