@@ -179,6 +179,11 @@ def histograms(codes, rows, gh, constant, n_bins, counts=None, count=True):
     "The histograms (3, F, n_bins) of the node whose rows are `rows` (ascending; None: every row): sums of the gradients, of the hessians (the counts if `constant`), and the counts (given: `counts`, the root's; NaN, not counted, if not `count`). `gh`: each row's gradient + 1j * hessian (1 if constant)."
     node = node_codes(codes, rows)
     weights = gh if rows is None else gh.take(rows)
+    if constant and counts is not None:                           # hessians = counts, known: the gradients alone
+        out, g = np.zeros((3, len(node), n_bins)), np.ascontiguousarray(weights.real)
+        for f, column in enumerate(node): np.add.at(out[0, f], column, g)
+        out[1] = out[2] = counts
+        return out
     sums = np.zeros((len(node), n_bins), dtype=complex)
     for f, column in enumerate(node): np.add.at(sums[f], column, weights)
     out = np.empty((3,) + sums.shape)
@@ -192,7 +197,7 @@ def histograms(codes, rows, gh, constant, n_bins, counts=None, count=True):
 
 # %% ../nbs/21_hist_boosting.ipynb #hist-b001
 class Split(NamedTuple):
-    "A node's best split (splitting.pyx's `split_info_struct`); `left_bins` the categories sent left (categorical splits)."
+    "A node's best split (splitting.pyx's `split_info_struct`); `left_bins` the categories sent left (categorical splits); `n_left` None until counted (see `find_split`)."
     gain: float
     feature: int
     bin: int
@@ -228,7 +233,11 @@ def numeric_splits(S, node, p, hmax=None):
     each best cut is proven admissible (see `_scan_gains`; `hmax`: the largest hessian of a row)."""
     F, B = S.shape[1], S.shape[2] - 1                             # bins 0..B-1 known, B missing
     total = np.array([node.g, node.h, node.n], dtype=np.float64)[:, None, None]
-    L = np.cumsum(S[:, :, :B], axis=2)                            # left: bins 0..b; right = total - left
+    L = np.empty((3, F, B))                                       # left: bins 0..b; right = total - left
+    np.cumsum(S[:2, :, :B], axis=2, out=L[:2])
+    if np.isnan(S[2, :, 0]).all(): L[2] = np.nan                  # nothing counted (hessians vary)
+    elif np.array_equal(S[1], S[2]): L[2] = L[1]                  # counts equal to hessians (constant hessians)
+    else: np.cumsum(S[2, :, :B], axis=1, out=L[2])
     gain, sure = _scan_gains(L, total - L, node, p, p["scan_lr"], hmax)
     b = np.argmax(gain, 1)                                        # ties: the first bin (gain > best_gain)
     f = np.arange(F)
@@ -250,21 +259,28 @@ def _scan_gains(L, R, node, p, valid, hmax=None):
     outside the scan (`valid`); and `sure`, where the cut is proven admissible. A feature not counted (NaN counts) has
     its cuts tried, proven where each side's hessian sum H shows at least min_samples_leaf rows: a side holds at least
     H / hmax rows, a whole number, so H / hmax > min_samples_leaf - 1/2 suffices (the half a row absorbs rounding)."""
-    n_side, h_side = np.minimum(L[2], R[2]), np.minimum(L[1], R[1])
-    ok, sure = h_side >= p["min_hessian"], n_side >= p["min_samples_leaf"]
+    h_side, uncounted = np.minimum(L[1], R[1]), np.isnan(L[2, :, 0])   # a feature is counted or not as a whole
+    ok = h_side >= p["min_hessian"]
     ok &= valid
-    uncounted = np.isnan(n_side[:, 0])                            # a feature is counted or not as a whole
+    if uncounted.all():
+        with np.errstate(all="ignore"): sure = h_side / hmax + 0.5 >= p["min_samples_leaf"]
+        return _masked_gains(L, R, node, p, ok), sure
+    sure = np.minimum(L[2], R[2]) >= p["min_samples_leaf"]
     if uncounted.any():
         with np.errstate(all="ignore"): sure[uncounted] = h_side[uncounted] / hmax + 0.5 >= p["min_samples_leaf"]
-        if not uncounted.all(): ok &= sure | uncounted[:, None]
+        ok &= sure | uncounted[:, None]
     else: ok &= sure
+    return _masked_gains(L, R, node, p, ok), sure
+
+def _masked_gains(L, R, node, p, ok):
+    "The gains of the cuts, -inf where not `ok`."
     cst = p.get("monotonic")
     with np.errstate(all="ignore"):
         if cst is None: gain = _split_gains(L, R, node.g * node.value, p["l2"])
         else: gain = bounded_split_gain(L[0], L[1], R[0], R[1], node.g * node.value, p["l2"], cst[:, None], node.lower,
                                         node.upper)
     gain[~ok] = -np.inf
-    return gain, sure
+    return gain
 
 def _split_gains(L, R, loss_node, l2):
     "`split_gain` over the sums L and R (3, F, bins), bit for bit, in fewer passes: -g / d is -(g / d) exactly, so G v less g (-g / d) is G v plus g (g / d); h + 0.0 is h."
@@ -347,8 +363,8 @@ def find_split(node, p, nb, has_missing, is_cat, missing_bin, counts=None, hmax=
     """The node's best `Split` over the features it searches (splitting.pyx `find_node_split`: the first feature of
     largest gain, in the order of the allowed features; gain -1 for a feature not drawn). A feature whose rows were not
     counted (NaN counts) is counted by `counts(feature)` only when it matters: a categorical feature searched; the
-    winner, if its cut is not proven admissible by the hessian bound (`hmax`: see `_scan_gains`), then the scan again;
-    the final winner, for the rows it sends left."""
+    winner, if its cut is not proven admissible by the hessian bound (`hmax`: see `_scan_gains`), then the scan again.
+    A numeric winner not counted has `n_left` None: the grower counts it if it splits the node."""
     S = node.hist
     def count(j):
         if np.isnan(S[2, j, 0]): S[2, j] = counts(j)
@@ -369,23 +385,23 @@ def find_split(node, p, nb, has_missing, is_cat, missing_bin, counts=None, hmax=
             j = int(order[np.argmax(gains[order])])
         if j in cats or proven[j] or gains[j] <= -1.0 or not np.isnan(S[2, j, 0]): break
         count(j)                                                  # a cut not proven: count, and scan again
-    if j not in cats: count(j)
+    counted = not np.isnan(S[2, j, 0])
     if j in cats:
         gl, hl, nl = cats[j][2:]
         gr, hr = node.g - gl, node.h - hl
         left, b, missing_left = cats[j][1], 0, bool(has_missing[j] and cats[j][1][missing_bin])
     elif rtl[j]:                                                  # stored left sums; right recomputed as total - left
         b, left, missing_left = int(bins[j]), None, True
-        gl, hl, nl = node.g - R2[0, j, b], node.h - R2[1, j, b], node.n - S[2, j, b + 1:-1].sum()
+        gl, hl, nl = node.g - R2[0, j, b], node.h - R2[1, j, b], node.n - S[2, j, b + 1:-1].sum() if counted else None
         gr, hr = node.g - gl, node.h - hl
     else:
         b, left, missing_left = int(bins[j]), None, False
-        gl, hl, nl = L[0, j, b], L[1, j, b], S[2, j, :b + 1].sum()
+        gl, hl, nl = L[0, j, b], L[1, j, b], S[2, j, :b + 1].sum() if counted else None
         gr, hr = node.g - gl, node.h - hl
     l2 = p["l2"]
     if p.get("monotonic") is None: vl, vr = node_value(gl, hl, l2), node_value(gr, hr, l2)
     else: vl, vr = bounded_value(gl, hl, l2, node.lower, node.upper), bounded_value(gr, hr, l2, node.lower, node.upper)
-    return Split(gains[j], j, b, missing_left, gl, hl, gr, hr, int(nl), vl, vr, left)
+    return Split(gains[j], j, b, missing_left, gl, hl, gr, hr, nl if nl is None else int(nl), vl, vr, left)
 
 # %% ../nbs/21_hist_boosting.ipynb #hist-b010
 def partition(rows, column, bin, missing_left, left_bins, missing_bin):
@@ -441,7 +457,7 @@ class Rows:
 # %% ../nbs/21_hist_boosting.ipynb #hist-b012
 def grow_tree(rows, k, p, nb, has_missing, is_cat, missing_bin):
     """One tree on the gradients of output k of `rows` (a `Rows`, or anything with its `start`, `histograms`, `split`, `n`
-    and `constant`), as grower.py's TreeGrower grows it: best first by gain (a heap), leaves at max_leaf_nodes, max_depth,
+    and `constant`, and `counts` if its histograms leave counts out), as grower.py's TreeGrower grows it: best first by gain (a heap), leaves at max_leaf_nodes, max_depth,
     fewer than 2 min_samples_leaf rows or no split of positive gain; the smaller child's histograms counted, the larger's
     the parent's less them. Constraints from `p` (see `constraint_params`): interaction groups restrict each node's
     features, monotonic constraints bound the children's values by the mid-point of a constrained split's two values.
@@ -476,6 +492,9 @@ def grow_tree(rows, k, p, nb, has_missing, is_cat, missing_bin):
     while heap:
         node = heapq.heappop(heap)
         s = node.split
+        if s.n_left is None:                                      # not counted: the rows it sends left
+            c = rows.counts(node.id, s.feature)
+            s = node.split = s._replace(n_left=int(c[:s.bin + 1].sum() + (c[-1] if s.missing_left else 0)))
         left = Node(node.depth + 1, n_nodes[0], s.n_left, s.g_left, s.h_left, s.value_left)
         right = Node(node.depth + 1, n_nodes[0] + 1, node.n - s.n_left, s.g_right, s.h_right, s.value_right)
         node.left, node.right = left, right
