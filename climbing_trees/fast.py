@@ -13,7 +13,7 @@ from .levelwise import Tuning, stable_sort, _per_tree
 
 # %% auto #0
 __all__ = ['CLASS_SUMS_FROM', 'RANKS_FROM_BYTES', 'STABLE_SORT_BELOW', 'FAST', 'own_class_before', 'frontier_class_splits',
-           'dense_ranks', 'repaired_sort', 'stable_argsort', 'read_values', 'sweep_drawn_pairs',
+           'dense_ranks', 'repaired_sort', 'stable_argsort', 'read_values', 'sweep_drawn_pairs', 'class_counts_left',
            'search_without_orders']
 
 # %% ../nbs/10_making_numpy_fast.ipynb #75e4fbc7
@@ -179,13 +179,32 @@ def sweep_drawn_pairs(g, searched, swept, orders, frontier, node_stats, units, b
         where[j, f] = position - offset + frontier.starts[f]               # back to the position in the feature's order
 
 # %% ../nbs/10_making_numpy_fast.ipynb #3675d6b1
+def class_counts_left(y, n_classes, counts, first=0):
+    "A `left_sums` for chapter 7's `frontier_random_splits` when the statistics are the\
+ class counts of unit weights, from class `first` on: given each position's class `y`\
+ (n,) and the nodes' `counts`, the left counts (K - first, ..., F) of the sides, by one\
+ `np.bincount` of the (slot, node, class) keys of the left positions: one pass of the\
+ (slot, position) entries, not a product and a sum of them per class."
+    key = np.arange(len(counts)).repeat(counts) * n_classes + y   # (node, class)
+    def left_sums(goes_left):
+        width, n = len(counts) * n_classes, goes_left.shape[-1]
+        slots = goes_left.size // max(n, 1)
+        keys = np.arange(0, slots * width, width)[:, None] + key      # and the slot
+        left = np.compress(goes_left.reshape(-1), keys)
+        sums = np.bincount(left, minlength=slots * width)
+        shape = goes_left.shape[:-1] + (len(counts), n_classes)
+        return np.moveaxis(sums.reshape(shape)[..., first:], -1, 0)
+    return left_sums
+
 def search_without_orders(g, rows, stats, counts, frontier, units, best, where, tree=None):
     "The search of a growth without orders (random thresholds, numeric columns without missing values), with `_features_to_search`'s draws from the same generators: each searchable node's first `max_features` drawn features (all if None) in slots, one (slot, node) value per row gathered from X's columns once for its range, its threshold and its cut; a node whose slots are all constant draws on, one feature at a time, into slot 0. Writes i(s) into `best` and positions into `where`; returns the searched pairs and the thresholds, (D, F) each, and the slots. `rows`: the frontier's rows grouped by node, `stats` their statistics (from the second on if the weights are 1)."
     n_nodes, D = len(counts), g.n_features
     active = np.flatnonzero(frontier.searchable)
     def keys_and_uniforms(rng, nodes, k):      # each searchable node draws, as in `_features_to_search`: D keys that rank
-        keys = [rng.random((k, D))] if g.max_features is not None else []   # the features (if `max_features`), then D
-        return np.concatenate(keys + [rng.random((D, k)).T], axis=1)        # uniforms for the thresholds; one row a node
+        keyed = g.max_features is not None   # the features (if `max_features`), then D
+        u = rng.random((1 + keyed) * k * D)  # uniforms for the thresholds, in one call
+        keys = [u[:k * D].reshape(k, D)] if keyed else []
+        return np.concatenate(keys + [u[keyed * k * D:].reshape(D, k).T], axis=1)
     draws = _per_tree(g, None if tree is None else tree[active], len(active), keys_and_uniforms)
     uniform = draws[:, -D:]                                              # (A, D)
     if g.max_features is None: drawn, m = np.broadcast_to(np.arange(D), (len(active), D)), D     # every feature, no draw
@@ -220,8 +239,13 @@ def search_without_orders(g, rows, stats, counts, frontier, units, best, where, 
                               weight=frontier.weight[active], impurity=frontier.impurity[active],
                               searchable=frontier.searchable[active], starts=offset)
     sides = np.empty(x.shape, dtype=bool)                                  # kept to route the rows: 1 byte a value, not 8
+    by_class = (g.y.ndim == 1 and g.unit_weights and g.crit.statistics_sum_to_weight
+                and g.n_classes >= g.tuning.class_sums_from)   # many classes: bincount
+    left_sums = (class_counts_left(g.y.take(rows), g.n_classes, size,
+                                   int(frontier.weights_are_one)) if by_class else None)
     lowest_cut, last_left = frontier_random_splits(x, stats, nodes, g.crit, threshold,
-                                                   None if g.positive is None else g.positive.take(rows), sides=sides)
+                                                   None if g.positive is None else g.positive.take(rows), sides=sides,
+                                                   left_sums=left_sums)
     lowest_cut[~useful] = np.inf
     np.multiply(lowest_cut, units[active] if np.ndim(units) else units, out=lowest_cut, where=np.isfinite(lowest_cut))
     best[feature, active], where[feature, active] = lowest_cut, last_left - offset + frontier.starts[active]

@@ -91,7 +91,9 @@ class Growth:
                                 and (self.crit.weight_statistic == 0 or self.crit.statistics_sum_to_weight))
         counts = self.crit.statistics_sum_to_weight and (self.unit_weights and self.n_samples < 2 ** 31
                                                                   or _whole_numbers(self.w))   # class counts: 32-bit integers, summed exactly
-        self.stats = (np.ascontiguousarray(self.crit.stats(self.y, self.w).T, dtype=np.int32 if counts else float)   # and faster
+        byte = self.unit_weights and not self.sorted  # 0/1 counts, only summed: a byte
+        self.stats = (np.ascontiguousarray(self.crit.stats(self.y, self.w).T, dtype=(
+            np.int8 if byte else np.int32) if counts else float)    # and faster
                       if self.additive and not self.centred and not self.class_sums else None)            # (`segmented_cumsum`)
         self.stats_from = int(self.centred and self.weights_are_one and self.splitter == "best" and not len(self.missing_columns))
                                   # 1: the statistics by row start at the second (per depth, centred: the sweeps never read the weights)
