@@ -114,11 +114,11 @@ def check_search_options(max_features, splitter, n_features):
     return (None if max_features is None or max_features >= n_features else int(max_features)), splitter
 
 def draw_features(constant, max_features, rng, uniform=None):
-    "Which features each node searches, (n_nodes, D) from the nodes' `constant`\
- features: scikit-learn's draw of `max_features` (None: all non-constant ones).\
- `uniform`: the draws `rng.random((n_nodes, D))`, if made already (chapter 8\
- draws each tree's nodes from its own generator, then decides for all of them at\
- once)."
+    """Which features each node searches, (n_nodes, D) from the nodes' `constant`
+    features: scikit-learn's draw of `max_features` (None: all non-constant ones).
+    `uniform`: the draws `rng.random((n_nodes, D))`, if made already (chapter 8
+    draws each tree's nodes from its own generator, then decides for all of them at
+    once)."""
     constant = np.atleast_2d(constant)
     if max_features is None: return ~constant
     n_nodes, n_features = constant.shape
