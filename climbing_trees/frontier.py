@@ -22,7 +22,7 @@ def segment_starts(counts):
     return counts.cumsum() - counts
 
 def segmented_cumsum(values, counts, out=None, starts=None):
-    "Cumulative sum along the last axis of `values`, restarted at each segment (segments of lengths `counts`, starting at `starts` if known); into `out` if given. Integers of 32 or 64 bits are summed in their own type (the caller keeps the sums in range), even into a float `out`, which gets them at the end: exact, and several times faster than float sums (chapter 10 measures it)."
+    "Cumulative sum along the last axis of `values`, restarted at each segment (segments of lengths `counts`, starting at `starts` if known); into `out` if given. Integers of 32 or 64 bits are summed in their own type (the caller keeps the sums in range), even into a float `out`, which gets them at the end: exact (chapter 10 times them against float sums)."
     own = values.dtype.kind in "iu" and values.dtype.itemsize >= 4     # else numpy widens 32 bits to 64, at a cost (chapter 10)
     to_floats = own and out is not None and out.dtype.kind == "f"
     cumulative = np.cumsum(values, axis=-1, dtype=values.dtype if own else None, out=None if to_floats else out)
@@ -37,7 +37,7 @@ def segmented_cumsum(values, counts, out=None, starts=None):
     return out
 
 def segment_sums(values, starts, axis=-1):
-    "The sum of each segment of `values` along `axis` (segments starting at `starts`): `np.add.reduceat`, with integers of up to 32 bits and masks (counted as 0 and 1) summed in 32 bits rather than widened to 64 as numpy does by default: the same sums, faster (chapter 10 measures it). The caller keeps them below 2**31."
+    "The sum of each segment of `values` along `axis` (segments starting at `starts`): `np.add.reduceat`, with integers of up to 32 bits and masks (counted as 0 and 1) summed in 32 bits rather than widened to 64 as numpy does by default: the same sums (chapter 10 times both ways). The caller keeps them below 2**31."
     if values.dtype == bool: values = values.view(np.int8)         # the same bytes, read as numbers
     small = values.dtype.kind in "iu" and values.dtype.itemsize <= 4
     return np.add.reduceat(values, starts, axis=axis, dtype=np.int32 if small else None)
