@@ -282,9 +282,9 @@ LEVEL_GROUPS_FROM = 2 ** 15
 LEVEL_GROUP_SPREAD = 1.5     # a group's widths lie within this factor of its narrowest
 
 def level_groups(widths, spread=LEVEL_GROUP_SPREAD):
-    "The columns (indices into `widths`: each one's levels and one for the missing\
- rows) in groups of like widths: sorted by width, a new group where a width passes\
- `spread` times its group's first."
+    """The columns (indices into `widths`: each one's levels and one for the missing
+    rows) in groups of like widths: sorted by width, a new group where a width passes
+    `spread` times its group's first."""
     groups = []
     for i in np.argsort(widths, kind="stable").tolist():
         if groups and widths[i] <= spread * widths[groups[-1][0]]: groups[-1].append(i)
@@ -299,16 +299,12 @@ def levels_search(g):
     width = g.n_levels + 1                                                 # level L = n_levels: the missing rows
     own = [level_codes(g.X[:, j]) for j in columns]
     top = [np.where(c == MISSING_LEVEL, -1, c).max(initial=-1) for c in own]
-    # its levels, and the missing
-    widths = np.array(top) + 2
+    widths = np.array(top) + 2                          # its levels, and the missing
     dtype = np.uint8 if width <= 2 ** 8 else np.uint16 if width <= 2 ** 16 else np.intp
-    # missing: last
-    layout = lambda c, w: np.where(c == MISSING_LEVEL, w - 1, c).astype(dtype)
-    # each padded to the widest
-    codes = np.stack([layout(c, width) for c in own])
+    layout = lambda c, w: np.where(c == MISSING_LEVEL, w - 1, c).astype(dtype)   # missing last
+    codes = np.stack([layout(c, width) for c in own])   # each padded to the widest
     column_row = {j: i for i, j in enumerate(columns)}
-    # (columns, codes, width, rows) a group
-    grouped = []
+    grouped = []                                        # (columns, codes, width, rows) a group
     for group in level_groups(widths):
         w = int(widths[group].max())
         group_codes = np.stack([layout(own[i], w) for i in group])
@@ -324,19 +320,16 @@ def levels_search(g):
     def search(g, features, orders, counts, searched, frontier, node_stats, units):   # g given, not held: no cycle
         js, n_nodes = [j for j in features if j in column_row], len(counts)
         if not js or width * n_nodes > LEVELS_PER_ROW * orders.shape[1] + 2 ** 12: return {}   # node by node
-        # counted:
+        # counted: only the nodes that may split (a forest's frontier holds many pure leaves)
         active = np.flatnonzero(frontier.searchable & searched[js].any(axis=0))
-        # only the nodes that may split (a
         number = np.full(n_nodes, -1, dtype=np.intp)
-        # forest's frontier holds many pure
         number[active] = np.arange(len(active))
-        node.fill(-1)                                      # leaves)
+        node.fill(-1)
         node[orders[0]] = np.repeat(number, counts)
-        parts = [(js, codes, width, column_row)]
+        parts = [(js, codes, width, column_row)]         # one call, or one per group of widths
         if width * len(active) * len(js) > LEVEL_GROUPS_FROM:
             parts = [([j for j in js if j in group], c, w, rows)
                      for group, c, w, rows in grouped]
-        # one call, or a group of widths each
         found = {}
         for part, part_codes, w, rows in parts:
             # columns a block
@@ -357,8 +350,7 @@ def levels_search(g):
             hist = count_histograms(codes, node, n_active, width, positive=positive,
                                     classes=(g.y, g.n_classes, w_c,
                                              frontier.weights_are_one))
-        # the statistics; regression: raw w y
-        else:
+        else:                                            # the statistics; regression: raw w y
             stats = g.swept_stats(frontier)
             row_stats = stats if classes else np.concatenate([stats, wy])
             hist = count_histograms(codes, node, n_active, width, row_stats,
@@ -371,10 +363,10 @@ def levels_search(g):
         n_level = by_pair(hist.counts)                     # (column, node) rows
         weighted = n_level > 0 if hist.positive is None else by_pair(hist.positive) > 0
         k = weighted.sum(axis=-1)
-        # a partition
+        # the (column, node) pairs with a partition
         pairs = np.flatnonzero((k >= 2) & searched[js][:, active].reshape(-1))
         node_of = active[pairs % n_active]
-        # among all the depth's (column, node)
+        # their place among all the depth's (column, node) pairs
         full = pairs // n_active * n_nodes + node_of
         n_level, weighted, k = n_level[pairs], weighted[pairs], k[pairs]
         given = by_pair(hist.sums)[pairs]                                  # (P, L, S): the statistics the sweep is given

@@ -180,11 +180,11 @@ def sweep_drawn_pairs(g, searched, swept, orders, frontier, node_stats, units, b
 
 # %% ../nbs/10_making_numpy_fast.ipynb #3675d6b1
 def class_counts_left(y, n_classes, counts, first=0):
-    "A `left_sums` for chapter 7's `frontier_random_splits` when the statistics are the\
- class counts of unit weights, from class `first` on: given each position's class `y`\
- (n,) and the nodes' `counts`, the left counts (K - first, ..., F) of the sides, by one\
- `np.bincount` of the (slot, node, class) keys of the left positions: one pass of the\
- (slot, position) entries, not a product and a sum of them per class."
+    """A `left_sums` for chapter 7's `frontier_random_splits` when the statistics are the
+    class counts of unit weights, from class `first` on: given each position's class `y`
+    (n,) and the nodes' `counts`, the left counts (K - first, ..., F) of the sides, by one
+    `np.bincount` of the (slot, node, class) keys of the left positions: one pass of the
+    (slot, position) entries, not a product and a sum of them per class."""
     key = np.arange(len(counts)).repeat(counts) * n_classes + y   # (node, class)
     def left_sums(goes_left):
         width, n = len(counts) * n_classes, goes_left.shape[-1]

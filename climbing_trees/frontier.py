@@ -247,10 +247,10 @@ def partition_orders(orders, goes_left, counts, split, block=None, in_place=Fals
 
 # %% ../nbs/07_frontier.ipynb #dd1c0e45
 def segment_ends(X, orders, starts, counts, segments, n_missing=None):
-    "Each column's smallest and largest known value (lowest, highest), (D, F) each,\
- in the `segments` (indices) of `orders` (D, n), whose segments are sorted with\
- the missing values last (`n_missing` (D, F) per segment, None: none); 0 at the\
- other segments. One gather."
+    """Each column's smallest and largest known value (lowest, highest), (D, F) each,
+    in the `segments` (indices) of `orders` (D, n), whose segments are sorted with
+    the missing values last (`n_missing` (D, F) per segment, None: none); 0 at the
+    other segments. One gather."""
     last = starts + counts - 1
     if n_missing is not None: last = np.maximum(last - n_missing, starts)   # last known
     last = np.broadcast_to(last, (len(orders), len(starts)))[:, segments]
@@ -285,10 +285,10 @@ def node_centres(y_sorted, w_sorted, counts, starts=None, all_positive=False):
 # %% ../nbs/07_frontier.ipynb #ed8539e5
 def frontier_random_splits(x_sorted, stats_sorted, frontier, criterion, threshold, positive_sorted=None, missing_left=None, sides=None,
                            left_sums=None):
-    "The cut of every frontier node at its own `threshold`: (i(s), position of the last known left sample), each (..., F), inf where not admissible. `x_sorted` (..., n) is one feature, or one per leading index with `threshold` (..., F) likewise; `stats_sorted` (n_stats, n), from the second statistic on if `frontier.weights_are_one`. `missing_left` (F,): where each node's missing values (NaN, last in its segment) go; None: the feature has none. `sides`: a boolean array like `x_sorted` to write each position's side into (True: left), if the caller routes by it.\
- `left_sums`: a function of the sides that returns the left sums of the statistics\
- given (given, ..., F), if the caller knows a faster way (chapter 10's class counts);\
- None: by products and segment sums."
+    """The cut of every frontier node at its own `threshold`: (i(s), position of the last known left sample), each (..., F), inf where not admissible. `x_sorted` (..., n) is one feature, or one per leading index with `threshold` (..., F) likewise; `stats_sorted` (n_stats, n), from the second statistic on if `frontier.weights_are_one`. `missing_left` (F,): where each node's missing values (NaN, last in its segment) go; None: the feature has none. `sides`: a boolean array like `x_sorted` to write each position's side into (True: left), if the caller routes by it.
+    `left_sums`: a function of the sides that returns the left sums of the statistics
+    given (given, ..., F), if the caller knows a faster way (chapter 10's class counts);
+    None: by products and segment sums."""
     counts = frontier.counts
     starts = segment_starts(counts) if frontier.starts is None else frontier.starts
     leading = (1,) * (x_sorted.ndim - 1)                                 # the features' axes, if several
@@ -300,9 +300,10 @@ def frontier_random_splits(x_sorted, stats_sorted, frontier, criterion, threshol
     if missing_left is not None:
         goes_left |= np.isnan(x_sorted) & np.repeat(missing_left, counts)
         n_left = segment_sums(goes_left, starts)
-    left = (segment_sums(goes_left * stats_sorted, starts)   # (n_stats, ..., F): a
-            if left_sums is None else left_sums(goes_left))  # product, not np.where,
-    left = left.astype(float)              # whose branch on a random mask costs more
+    # (n_stats, ..., F): a product, not np.where, whose branch on a random mask costs more
+    left = (segment_sums(goes_left * stats_sorted, starts)
+            if left_sums is None else left_sums(goes_left))
+    left = left.astype(float)
     if frontier.weights_are_one:                  # statistic 0 from the count: the weight itself, or what the other classes leave
         first = n_left - left.sum(axis=0) if criterion.statistics_sum_to_weight else n_left
         left = np.concatenate([first[None].astype(float), left])
