@@ -132,7 +132,7 @@ def bucket_search(edges, x, per_edge=4, most=8):
         return np.searchsorted(edges, x)
     n_buckets = per_edge * m
     scale = n_buckets / (edges[-1] - edges[0])
-    def bucket(v):                                                 # monotone in v: IEEE operations are
+    def bucket(v):                              # monotone in v, as IEEE subtraction and product are
         with np.errstate(over="ignore"): out = v - edges[0]; out *= scale
         return np.clip(out, 0, n_buckets - 1, out=out).astype(np.intp)
     before = np.searchsorted(bucket(edges), np.arange(n_buckets + 1))   # edges in earlier buckets

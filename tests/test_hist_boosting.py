@@ -1,5 +1,7 @@
 """Chapter 21's pieces of histogram boosting against scikit-learn's own code: baselines, weighted medians, bins past the
-subsample, and the errors of bad input."""
+subsample, the errors of bad input, and counting on demand against counting every node."""
+from functools import partial
+
 import numpy as np
 import pytest
 from sklearn._loss.loss import AbsoluteError, HalfBinomialLoss, HalfMultinomialLoss, HalfPoissonLoss, HalfSquaredError
@@ -7,8 +9,9 @@ from sklearn.ensemble._hist_gradient_boosting.binning import _BinMapper
 from sklearn.utils.stats import _weighted_percentile
 
 from climbing_trees.counting import BINNING_SUBSAMPLE
-from climbing_trees.hist_boosting import (_split_gains, averaged_weighted_percentile, baseline, bin_codes, fit_bins,
-                                         gradients, split_gain)
+from climbing_trees.hist_boosting import (Codes, HistBoosting, Rows, _split_gains, averaged_weighted_percentile,
+                                         baseline, bin_codes, fit_bins, gradients, growth_params, grow_tree,
+                                         split_gain, tree_records)
 
 LOSSES = {"squared_error": HalfSquaredError(), "absolute_error": AbsoluteError(), "poisson": HalfPoissonLoss(),
           "binary": HalfBinomialLoss(), "multinomial": HalfMultinomialLoss(n_classes=4)}
@@ -291,3 +294,52 @@ def test_monotonic_categorical_refused():
     X, y, _ = data(n=300)
     with pytest.raises(ValueError, match="Categorical features cannot have monotonic constraints"):
         HistBoosting(max_iter=2, categorical_features=[3], monotonic_cst=[0, 0, 0, 1, 0, 0]).fit(X, y)
+
+
+
+class CountAll(Rows):
+    "Rows that count every node: the reference for counting on demand."
+    count_all = True
+
+
+class Tally(Rows):
+    "Rows that count on demand and tally what `find_split` and the grower ask for."
+    asked = 0
+    def counts(self, node, feature):
+        self.asked += 1
+        return super().counts(node, feature)
+
+
+def boosted_trees(rows_class, X, y, w, loss, min_samples_leaf, iterations=15):
+    "`iterations` trees grown by chapter 21's grower on `rows_class`, as records, and the rows."
+    bins = fit_bins(X)
+    by_feature = bin_codes(bins, X)
+    has_missing = (by_feature == bins.missing_bin).any(axis=1)
+    p = growth_params(HistBoosting(min_samples_leaf=min_samples_leaf), bins.n_known, has_missing, bins.missing_bin)
+    raw = np.zeros((len(y), 1)) + baseline(loss, y, w)
+    rows = rows_class(Codes(by_feature, np.ascontiguousarray(by_feature.T)), y, w, raw, bins.missing_bin)
+    trees = []
+    for _ in range(iterations):
+        rows.gradients(partial(gradients, loss))
+        root, leaves, n_nodes = grow_tree(rows, 0, p, bins.n_known, has_missing, bins.is_categorical, bins.missing_bin)
+        trees.append(tree_records(root, n_nodes, bins)[0])
+        rows.add_leaves({leaf.id: leaf.value for leaf in leaves})
+    return trees, rows
+
+
+@pytest.mark.parametrize("loss,weighted", [("binary", False), ("binary", True), ("poisson", False)])
+def test_counting_on_demand_grows_the_trees_of_counting_every_node(loss, weighted):
+    """The hessian bound only skips counts: the same trees as counting every node, with rows of large and tiny hessians
+    (confident predictions, zero weights, missing values) and a min_samples_leaf that binds; and cuts the bound could
+    not prove were counted and scanned again (more counts asked than nodes split)."""
+    rng = np.random.default_rng(5)
+    X = np.round(rng.normal(size=(3000, 6)), 1)
+    X[rng.random(X.shape) < 0.05] = np.nan
+    score = 3 * np.nan_to_num(X[:, 0]) + np.nan_to_num(X[:, 1]) ** 2
+    y = (score + rng.logistic(size=3000) > 1).astype(float) if loss == "binary" else rng.poisson(np.exp(score / 4)).astype(float)
+    w = np.where(rng.random(3000) < 0.1, 0.0, rng.uniform(0.2, 3, 3000)) if weighted else None
+    expected, _ = boosted_trees(CountAll, X, y, w, loss, min_samples_leaf=40)
+    got, tally = boosted_trees(Tally, X, y, w, loss, min_samples_leaf=40)
+    for a, b in zip(expected, got): assert a.tobytes() == b.tobytes()
+    splits = sum(int((~tree["is_leaf"].astype(bool)).sum()) for tree in got)
+    assert tally.asked > splits
