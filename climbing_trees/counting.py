@@ -10,10 +10,10 @@ from functools import partial
 from typing import NamedTuple
 import numpy as np
 from sklearn.utils import check_random_state
-from .naive import admissible_cuts, midpoints, ties_with_best, TIE_TOLERANCE
+from .naive import admissible_cuts, midpoints, ties_with_best, TIE_TOLERANCE, FEATURE_THRESHOLD
 from .criteria import (ClassificationCriterion, Poisson, check_no_missing, make_criterion, median_split_curve,
                                      _best_of_curve)
-from .frontier import _left_sums
+from .frontier import segment_first_best, segment_starts, segmented_cumsum, _left_sums
 from .categorical import (CategoricalSplit, MISSING_LEVEL, MULTICLASS_EXHAUSTIVE_LEVELS, categorical_column_split,
                                         level_codes, _left_is_heavier, _partition_masks)
 from .levelwise import NodeSplits, presort
@@ -22,10 +22,11 @@ from .fast import FAST, _drawn_pairs, dense_ranks
 # %% auto #0
 __all__ = ['BLOCK_KEYS', 'SPARSE_BELOW', 'EXHAUSTIVE_BLOCK', 'LEVEL_BINS', 'LEVELS_PER_ROW', 'LEVEL_GROUPS_FROM',
            'LEVEL_GROUP_SPREAD', 'COUNTED_LEVELS', 'COUNT_BINS_PER_ROW', 'COUNT_FROM_ENTRIES', 'COUNT_BLOCK_BINS',
-           'COUNTING', 'MAX_BINS', 'BINNING_SUBSAMPLE', 'ALMOST_INF', 'counted_split_curve', 'counted_column_split',
-           'value_codes', 'Histograms', 'count_histograms', 'cumulative_values', 'histogram_splits',
-           'depth_histogram_splits', 'recentre', 'subtract_siblings', 'exhaustive_pairs', 'level_groups',
-           'levels_search', 'counting_search', 'bin_thresholds', 'Binning', 'fit_binning', 'unbin_tree']
+           'COUNTING', 'BY_VALUES_WIDTH', 'BY_VALUES_ENTRIES', 'BY_VALUES_BLOCK', 'MAX_BINS', 'BINNING_SUBSAMPLE',
+           'ALMOST_INF', 'counted_split_curve', 'counted_column_split', 'value_codes', 'Histograms', 'count_histograms',
+           'cumulative_values', 'histogram_splits', 'depth_histogram_splits', 'recentre', 'subtract_siblings',
+           'exhaustive_pairs', 'level_groups', 'levels_search', 'counting_search', 'small_codes', 'ValueCuts',
+           'by_values_search', 'bin_thresholds', 'Binning', 'fit_binning', 'unbin_tree']
 
 # %% ../nbs/11_counting.ipynb #cea47ef4
 def counted_split_curve(x, y, sample_weight, criterion, n_classes=None, min_samples_leaf=1, min_weight_leaf=0.0):
@@ -524,6 +525,180 @@ def counting_search(g):
 
 COUNTING = replace(COUNTED_LEVELS, counting=counting_search, counting_bins_per_row=COUNT_BINS_PER_ROW,
                    counting_from=COUNT_FROM_ENTRIES)   # the categorical columns a depth at a time, and counting
+
+# %% ../nbs/11_counting.ipynb #e93277b3
+BY_VALUES_WIDTH = 32         # a classifier grows without orders if its columns have at
+                             # most this many values...
+BY_VALUES_ENTRIES = 2 ** 20  # ... and at most this many (row, column) entries
+BY_VALUES_BLOCK = 2 ** 20    # (column, row) entries counted at a time
+
+def small_codes(X, max_values=BY_VALUES_WIDTH):
+    """Each column of `X` (N, D) as codes of its values, (D, N) uint8, and the values,
+    (D, W): code c of column j stands for `values[j, c]` (NaN past the column's last).
+    Codes increase with the values; a code need not occur. None if X holds NaN, or a
+    column has more than `max_values` values or two within `FEATURE_THRESHOLD`. Whole
+    numbers within a range below `max_values` are coded as x less the smallest (no
+    sort); other columns by `np.unique`, tried on their first rows first."""
+    N, D = X.shape
+    if N == 0 or D == 0 or max_values > 256 or np.isnan(X).any(): return None
+    lowest, highest = X.min(axis=0), X.max(axis=0)
+    whole = (highest - lowest < max_values) & (X == np.floor(X)).all(axis=0)
+    codes, values = np.empty((D, N), dtype=np.uint8), [None] * D
+    if whole.any(): codes[whole] = (X[:, whole] - lowest[whole]).T
+    for j in np.flatnonzero(whole).tolist():
+        values[j] = lowest[j] + np.arange(highest[j] - lowest[j] + 1)
+    for j in np.flatnonzero(~whole).tolist():                    # the first rows' values,
+        x = X[:, j]                                              # else a sort of them all
+        seen = np.unique(x[:4 * max_values])
+        if len(seen) > max_values: return None
+        code = np.searchsorted(seen, x).clip(max=len(seen) - 1)
+        if not (seen.take(code) == x).all(): seen, code = np.unique(x, return_inverse=True)
+        if len(seen) > max_values or (np.diff(seen) <= FEATURE_THRESHOLD).any(): return None
+        values[j], codes[j] = seen, code
+    table = np.full((D, max(len(v) for v in values)), np.nan)
+    for j, v in enumerate(values): table[j, :len(v)] = v
+    return codes, table
+
+class ValueCuts(NamedTuple):
+    "What `by_values_search` found at a depth, kept to route the rows."
+    active: np.ndarray        # (A,) the searched nodes of the frontier
+    kept: np.ndarray | None   # their rows' positions among the frontier's (None: all)
+    rows: np.ndarray          # (n,) those rows
+    node: np.ndarray          # (n,) each one's node, among the searched
+    cut: np.ndarray           # (D, A) each (column, node)'s last code sent left
+    codes: np.ndarray         # (D, N) the growth's codes
+
+    def goes_left(self, feature, counts):
+        "Each position's side, given each node's chosen `feature` (False: unsearched)."
+        j = feature[self.active].take(self.node)
+        N = self.codes.shape[1]
+        code = self.codes.reshape(-1).take(np.multiply(j, N) + self.rows)
+        left = code <= self.cut.reshape(-1).take(j * len(self.active) + self.node)
+        if self.kept is None: return left
+        out = np.zeros(int(counts.sum()), dtype=bool)
+        out[self.kept] = left
+        return out
+
+# %% ../nbs/11_counting.ipynb #5320cf46
+def _in_row_order(stats, rows):
+    "Statistics (S, n) given along `rows`, a permutation of the n rows, in row order."
+    out = np.empty(stats.shape, dtype=stats.dtype)
+    out[:, rows] = stats
+    return out
+
+def by_values_search(g, max_values=BY_VALUES_WIDTH, max_entries=BY_VALUES_ENTRIES,
+                     classes_only=True):
+    """Chapter 8's `Tuning.by_values` for growth `g`: the search of a growth without
+    orders, `search(g, rows, stats, counts, frontier, units, best, where)` as chapter
+    10's `search_without_orders`, which counts every column at every searchable node
+    of the depth, writes each (column, node)'s i(s) into `best` and its last left
+    position into `where`, and returns the searched pairs, their thresholds (D, F) and
+    the `ValueCuts` that route the rows. None where it does not apply: drawn features
+    or thresholds, categorical or constrained columns, missing values, a criterion
+    without sums or with a rule of its own for the children, several outputs, a column
+    with more than `max_values` values, more than `max_entries` (row, column) entries,
+    or, if `classes_only`, regression (whose trees grow deeper, where the sorted sweep
+    is faster: measured below)."""
+    classes = isinstance(g.crit, ClassificationCriterion)     # counted by (bin, class)
+    if ((classes_only and not classes) or g.splitter != "best"
+            or g.max_features is not None or g.searches or len(g.missing_columns)
+            or not g.additive or g.children_rule or g.plan.n_outputs > 1
+            or g.n_samples * g.n_features > max_entries): return None
+    coded = small_codes(g.X, max_values)
+    if coded is None: return None
+    codes, values = coded
+    width, K = values.shape[1], g.n_classes
+    block = max(1, BY_VALUES_BLOCK // g.n_samples)                # columns a block
+    small = g.n_samples * block * width < 2 ** 31
+    keyed = codes.astype(np.int32 if small else np.intp)          # j W + code, j within
+    keyed += (np.arange(g.n_features) % block * width).astype(keyed.dtype)[:, None]
+    positive_rows = None if g.positive is None else g.positive.astype(float)
+
+    def search(g, rows, stats, counts, frontier, units, best, where, tree=None):
+        n_nodes, D = len(counts), g.n_features
+        active = np.flatnonzero(frontier.searchable)
+        A, size = len(active), counts[active]
+        kept = None
+        if A < n_nodes:                                         # the searched rows only
+            kept = np.flatnonzero(np.repeat(frontier.searchable, counts))
+            rows = rows.take(kept)
+            if stats is not None: stats = stats.take(kept, axis=1)
+        at_position = np.repeat(np.arange(A), size)               # each position's node
+        every_row = len(rows) == g.n_samples              # then in row order, no gather
+        at = (lambda a: a) if every_row else (lambda a: a.take(rows, axis=-1))
+        node = at_position
+        if every_row:
+            node = np.empty(len(rows), dtype=np.intp)
+            node[rows] = at_position
+            if not classes: stats = _in_row_order(stats, rows)
+        if classes: y, w = at(g.y), None if g.unit_weights else at(g.w)
+        positive = None if positive_rows is None else at(positive_rows)
+        from_count = frontier.weights_are_one and not classes     # classes: all summed
+        layout = frontier._replace(weights_are_one=from_count)
+        scale = np.abs(frontier.impurity * frontier.weight)[active]   # the tie rule's
+        totals = frontier.totals.T[active]                        # (A, S)
+        constant, weight = frontier.constant[active], frontier.weight[active]
+        u = units[active] if np.ndim(units) else units
+        cut, thresholds = np.zeros((D, A), dtype=np.intp), np.zeros((D, n_nodes))
+        for lo in range(0, D, block):
+            keys = keyed[lo:lo + block]
+            keys = keys.copy() if every_row else keys.take(rows, axis=1)
+            Db = len(keys)
+            keys += (node * (Db * width)).astype(keys.dtype)     # (node, column, value)
+            keys = keys.reshape(-1)
+            table = np.bincount(keys, minlength=A * Db * width)   # rows of each bin
+            occupied = np.flatnonzero(table)                     # numbered in key order
+            bins = (np.cumsum(table > 0, dtype=np.int32) - 1).take(keys)
+            B = len(occupied)
+            pair = occupied // width                           # (node, column) f Db + j
+            sizes = np.bincount(pair, minlength=A * Db)           # its distinct values
+            starts, ends = segment_starts(sizes), np.cumsum(sizes) - 1
+            n_left = segmented_cumsum(table.take(occupied), sizes, starts=starts)
+            if classes:                                        # one bincount of pairs
+                by_class = bins * K
+                by_class += _broadcast_rows(y, Db)
+                weights = None if w is None else _broadcast_rows(w, Db)
+                left = np.bincount(by_class, weights, minlength=B * K).reshape(B, K)
+            else:                                                 # one a statistic
+                left = np.empty((B, len(stats)))
+                for k, s in enumerate(stats):
+                    left[:, k] = np.bincount(bins, _broadcast_rows(s, Db), minlength=B)
+            np.cumsum(left, axis=0, out=left)                     # restarted per pair:
+            before = np.zeros((len(sizes), left.shape[1]), dtype=left.dtype)
+            before[1:] = left[starts[1:] - 1]
+            left -= before.repeat(sizes, axis=0)
+            f = pair // Db
+            n_right = size.take(f) - n_left
+            if positive is None: positive_left, positive_right = n_left, n_right
+            else:
+                rows_in = np.bincount(bins, _broadcast_rows(positive, Db), minlength=B)
+                positive_left = segmented_cumsum(rows_in, sizes, starts=starts)
+                positive_right = positive_left[ends].repeat(sizes) - positive_left
+            ok = admissible_cuts(n_left, n_right, positive_left, positive_right,
+                                 frontier.min_samples_leaf)
+            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+                proxy = _proxies(left, n_left, n_right, ok, totals[f], layout, g.crit)
+                lowest, first = segment_first_best(proxy, sizes, scale.repeat(Db),
+                                                   starts)
+                found = (constant.repeat(Db) + lowest) / weight.repeat(Db)
+                np.maximum(found, 0.0, out=found)
+                found *= u.repeat(Db) if np.ndim(u) else u
+            pairs = lambda a: a.reshape(A, Db).T                  # (Db, A)
+            js = slice(lo, lo + Db)
+            best[js, active] = pairs(np.where(np.isfinite(lowest), found, np.inf))
+            where[js, active] = frontier.starts[active] + pairs(n_left.take(first) - 1)
+            code = occupied.take(first) % width                  # the last left value's
+            after = occupied.take(np.minimum(first + 1, B - 1)) % width   # the next's
+            j = np.tile(np.arange(lo, lo + Db), A)
+            thresholds[js, active] = pairs(midpoints(values[j, code], values[j, after]))
+            cut[js] = pairs(code)
+        searched = np.zeros((D, n_nodes), dtype=bool)
+        searched[:, active] = True
+        cuts = ValueCuts(active, kept, rows, at_position, cut, codes)
+        return searched, thresholds, cuts
+    return search
+
+COUNTING = replace(COUNTING, by_values=by_values_search)  # and without orders if it may
 
 # %% ../nbs/11_counting.ipynb #87e33dde
 MAX_BINS = 255                # scikit-learn HistGradientBoosting's default number of bins (its bin of missing values aside)

@@ -71,8 +71,12 @@ class Growth:
             self.X, rows = self.X.take(rows, axis=0), None                 # copied (and their own NaN counted)
             missing = np.isnan(self.X).any(axis=0)
         self.missing_columns = np.flatnonzero(missing)
-        self.sorted = t.without_orders is None or keeps_orders(self.splitter, self.searches, len(self.missing_columns))
-        self.columns = None if self.sorted else np.ascontiguousarray(self.X.T)   # no orders: gathers read columns (cache-friendlier),
+        by_values = (None if t.by_values is None or presorted is not None or rows is not None
+                     else t.by_values(self))                               # few values in every column: counted, no orders
+        self.sorted = by_values is None and (t.without_orders is None
+                                             or keeps_orders(self.splitter, self.searches, len(self.missing_columns)))
+        self.without_orders = by_values or t.without_orders                # the search of a growth without orders
+        self.columns = (None if self.sorted or by_values else np.ascontiguousarray(self.X.T))   # no orders: gathers read columns (cache-friendlier),
         self.source = rows                                                 # at the samples' rows of X if not copied
         if self.sorted and presorted is None and len(self.roots) > 1:
             raise ValueError("several trees grown together need `presorted`: each tree's orders, one tree after another")
@@ -98,7 +102,7 @@ class Growth:
         self.stats_from = int(self.centred and self.weights_are_one and self.splitter == "best" and not len(self.missing_columns))
                                   # 1: the statistics by row start at the second (per depth, centred: the sweeps never read the weights)
         self.total_weight = np.add.reduceat(self.w, segment_starts(self.roots))   # (B,) each tree's training weight
-        self.constant_if_equal = (self.max_features is None and self.splitter == "best" and not len(self.missing_columns)
+        self.constant_if_equal = (self.sorted and self.max_features is None and self.splitter == "best" and not len(self.missing_columns)
                                   and not self.searches and self.X.size <= self.tuning.block_elements and _gaps_above_threshold(self.X, self.orders))
                                   # a small X whose columns' distinct values lie apart: `_features_to_search` need not look
         codes = self.X[:, list(plan.categorical)] if len(plan.categorical) else None
@@ -211,6 +215,8 @@ class Tuning:
     counting_bins_per_row: float = 0.0               # ... a column counted at a depth while its bins are at most this many per row...
     counting_from: int = 0                           # ... and the depth's counted (row, column) entries at least this many
     levels: Callable | None = None                   # (growth) -> its categorical columns' search, a depth at once (chapter 11); None: by node
+    by_values: Callable | None = None                # (growth) -> a search without orders when every column has few
+                                                     # values (chapter 11), or None: the growth sorts
 
 PLAIN = Tuning()
 
@@ -317,10 +323,10 @@ def _search_frontier(g, orders, counts, depth, tree=None, bounds=None):
     best = np.full((g.n_features, len(counts)), np.inf)                 # i(s) in real units, per feature and node
     where = np.zeros((g.n_features, len(counts)), dtype=np.int64)
     threshold, found, n_missing, missing_left, slots, middles = None, {}, None, None, None, {}
-    if not g.sorted and searchable.any():                               # random thresholds, no orders: one search of its own
+    if not g.sorted and searchable.any():                               # no orders (drawn thresholds, or counted): a search of its own
         frontier = frontier_layout(counts, node_stats, g.crit, searchable, g.rules.min_samples_leaf, g.rules.min_weight_leaf,
                                    g.children_rule, True, g.weights_are_one, in_units, weight, positions=False, starts=starts)
-        searched, threshold, slots = g.tuning.without_orders(g, orders[0], position_stats, counts, frontier, units, best, where, tree)
+        searched, threshold, slots = g.without_orders(g, orders[0], position_stats, counts, frontier, units, best, where, tree)
         best[~searched] = np.inf
     elif searchable.any():
         searched, threshold, n_missing, missing_left = _features_to_search(g, orders, counts, searchable, tree, starts)

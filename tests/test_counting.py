@@ -201,7 +201,7 @@ def rounded_data(seed, n, d, values, criterion, n_classes=None):
 
 
 def counting_everywhere():
-    "A list that records how many columns `counting_search` counts at each depth, and COUNTING made to count even where it loses."
+    "A list that records how many columns `counting_search` counts at each depth, and COUNTING made to count even where it loses (sorted: never without orders)."
     counted = []
     def recording(g):
         search = counting_search(g)
@@ -210,7 +210,7 @@ def counting_everywhere():
             counted.append(len(swept) - len(left))
             return left
         return recorded
-    return counted, replace(COUNTING, counting=recording, counting_from=0, counting_bins_per_row=4.0)
+    return counted, replace(COUNTING, counting=recording, counting_from=0, counting_bins_per_row=4.0, by_values=None)
 
 
 @pytest.mark.parametrize("seed", range(4))
