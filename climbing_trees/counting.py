@@ -11,12 +11,12 @@ from typing import NamedTuple
 import numpy as np
 from sklearn.utils import check_random_state
 from .naive import admissible_cuts, midpoints, ties_with_best, TIE_TOLERANCE, FEATURE_THRESHOLD
-from .criteria import (ClassificationCriterion, Poisson, check_no_missing, make_criterion, median_split_curve,
+from .criteria import (ClassificationCriterion, Poisson, check_no_missing, criterion_of, make_criterion, median_split_curve,
                                      _best_of_curve)
 from .frontier import segment_first_best, segment_starts, segmented_cumsum, _left_sums
 from .categorical import (CategoricalSplit, MISSING_LEVEL, MULTICLASS_EXHAUSTIVE_LEVELS, categorical_column_split,
                                         level_codes, _left_is_heavier, _partition_masks)
-from .levelwise import NodeSplits, presort
+from .levelwise import NodeSplits, presort, _per_tree
 from .fast import FAST, _drawn_pairs, dense_ranks
 
 # %% auto #0
@@ -529,7 +529,7 @@ COUNTING = replace(COUNTED_LEVELS, counting=counting_search, counting_bins_per_r
 # %% ../nbs/11_counting.ipynb #e93277b3
 BY_VALUES_WIDTH = 32         # a classifier grows without orders if its columns have at
                              # most this many values...
-BY_VALUES_ENTRIES = 2 ** 20  # ... and at most this many (row, column) entries
+BY_VALUES_ENTRIES = 2 ** 19  # ... and at most this many (row, column) entries
 BY_VALUES_BLOCK = 2 ** 20    # (column, row) entries counted at a time
 
 def small_codes(X, max_values=BY_VALUES_WIDTH):
@@ -586,116 +586,154 @@ def _in_row_order(stats, rows):
     out[:, rows] = stats
     return out
 
-def by_values_search(g, max_values=BY_VALUES_WIDTH, max_entries=BY_VALUES_ENTRIES,
-                     classes_only=True):
-    """Chapter 8's `Tuning.by_values` for growth `g`: the search of a growth without
-    orders, `search(g, rows, stats, counts, frontier, units, best, where)` as chapter
-    10's `search_without_orders`, which counts every column at every searchable node
-    of the depth, writes each (column, node)'s i(s) into `best` and its last left
-    position into `where`, and returns the searched pairs, their thresholds (D, F) and
-    the `ValueCuts` that route the rows. None where it does not apply: drawn features
-    or thresholds, categorical or constrained columns, missing values, a criterion
-    without sums or with a rule of its own for the children, several outputs, a column
-    with more than `max_values` values, more than `max_entries` (row, column) entries,
-    or, if `classes_only`, regression (whose trees grow deeper, where the sorted sweep
-    is faster: measured below)."""
-    classes = isinstance(g.crit, ClassificationCriterion)     # counted by (bin, class)
-    if ((classes_only and not classes) or g.splitter != "best"
-            or g.max_features is not None or g.searches or len(g.missing_columns)
-            or not g.additive or g.children_rule or g.plan.n_outputs > 1
-            or g.n_samples * g.n_features > max_entries): return None
-    coded = small_codes(g.X, max_values)
+def by_values_search(plan, X, rows=None, max_values=BY_VALUES_WIDTH, classes_only=True):
+    """Chapter 8's `Tuning.by_values`: for a growth of `plan` on `X` (its samples
+    the `rows` of X, if given: the codes are X's, read there), the search of a growth
+    without orders, `search(g, rows, stats, counts, frontier, units, best,
+    where, tree)` as chapter 10's `search_without_orders`. It counts the columns of
+    every searchable node of the depth (those it draws, under `max_features`), writes
+    each (column, node)'s i(s) into `best` and its last left position into `where`,
+    and returns the searched pairs, their thresholds (D, F) and the `ValueCuts` that
+    route the rows. None where it does not apply: drawn thresholds, categorical or
+    constrained columns, missing values, a criterion without sums or with a rule of
+    its own for the children, several outputs, a column with more than `max_values`
+    values, or, if `classes_only`, regression (whose trees grow deeper, where the
+    sorted sweep is faster: measured below)."""
+    crit = criterion_of(plan.criterion, plan.n_classes, plan.n_outputs)
+    classes = isinstance(crit, ClassificationCriterion)       # counted by (bin, class)
+    constrained = plan.monotonic_cst is not None and any(plan.monotonic_cst)
+    if ((classes_only and not classes) or plan.splitter != "best" or plan.categorical
+            or constrained or not crit.sufficient_statistics or crit.children_rule
+            or plan.n_outputs > 1): return None
+    coded = small_codes(X, max_values)
     if coded is None: return None
     codes, values = coded
-    width, K = values.shape[1], g.n_classes
-    block = max(1, BY_VALUES_BLOCK // g.n_samples)                # columns a block
-    small = g.n_samples * block * width < 2 ** 31
+    if rows is not None: codes = codes.take(rows, axis=1)         # each sample's
+    (D, N), width = codes.shape, values.shape[1]
+    block = max(1, BY_VALUES_BLOCK // N)                          # columns a block
+    small = N * max(block, D) * width < 2 ** 31
     keyed = codes.astype(np.int32 if small else np.intp)          # j W + code, j within
-    keyed += (np.arange(g.n_features) % block * width).astype(keyed.dtype)[:, None]
-    positive_rows = None if g.positive is None else g.positive.astype(float)
+    keyed += (np.arange(D) % block * width).astype(keyed.dtype)[:, None]
+    flat_codes = codes.reshape(-1)
+
+    def count(g, keys, node, A, size, at, along, frontier, units):
+        """Count the entries `keys` (S, n), s W + code in slot s, of `A` nodes (`node`:
+        each entry's, `size`: each one's rows; `at`: the nodes among the frontier's);
+        `along(a)`: a per-row array at the entries' rows. The best cut of every (node,
+        slot): i(s) in real units (inf: none), rows left, last left code, the next
+        value's code, and the slot's distinct values in the node, each (A, S)."""
+        S = len(keys)
+        keys += (node * (S * width)).astype(keys.dtype)           # (node, slot, value)
+        keys = keys.reshape(-1)
+        table = np.bincount(keys, minlength=A * S * width)        # rows of each bin
+        occupied = np.flatnonzero(table)                          # numbered in key order
+        bins = (np.cumsum(table > 0, dtype=np.int32) - 1).take(keys)
+        B = len(occupied)
+        pair = occupied // width                                  # (node, slot): f S + s
+        sizes = np.bincount(pair, minlength=A * S)                # its distinct values
+        starts, ends = segment_starts(sizes), np.cumsum(sizes) - 1
+        n_left = segmented_cumsum(table.take(occupied), sizes, starts=starts)
+        if classes:                                               # one bincount of pairs,
+            K = g.n_classes                                       # (class, bin): a class
+            by_class = _broadcast_rows(along(g.y), S) * B         # a row of the sums
+            by_class += bins
+            weights = None if g.unit_weights else _broadcast_rows(along(g.w), S)
+            left = np.bincount(by_class, weights, minlength=K * B).reshape(K, B)
+        else:                                                     # one a statistic
+            stats = along(None)
+            left = np.empty((len(stats), B))
+            for k, s in enumerate(stats):
+                left[k] = np.bincount(bins, _broadcast_rows(s, S), minlength=B)
+        np.cumsum(left, axis=1, out=left)                         # restarted per pair:
+        before = np.zeros((len(left), len(sizes)), dtype=left.dtype)
+        before[:, 1:] = left[:, starts[1:] - 1]
+        left -= before.repeat(sizes, axis=1)
+        f = pair // S
+        n_right = size.take(f) - n_left
+        if g.positive is None: positive_left, positive_right = n_left, n_right
+        else:
+            positive = _broadcast_rows(along(g.positive).astype(float), S)
+            positive_left = segmented_cumsum(np.bincount(bins, positive, minlength=B), sizes,
+                                             starts=starts)
+            positive_right = positive_left[ends].repeat(sizes) - positive_left
+        ok = admissible_cuts(n_left, n_right, positive_left, positive_right,
+                             frontier.min_samples_leaf)
+        from_count = frontier.weights_are_one and not classes     # classes: all summed
+        layout = frontier._replace(weights_are_one=from_count)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            totals = frontier.totals[:, at].take(f, axis=1)       # (S, B), as `left`
+            proxy = _proxies(left.T, n_left, n_right, ok, totals.T, layout, g.crit)
+            scale = np.abs(frontier.impurity * frontier.weight)[at].repeat(S)   # tie rule's
+            lowest, first = segment_first_best(proxy, sizes, scale, starts)
+            found = (frontier.constant[at].repeat(S) + lowest) / frontier.weight[at].repeat(S)
+            np.maximum(found, 0.0, out=found)
+            found *= units[at].repeat(S) if np.ndim(units) else units
+        found[~np.isfinite(lowest)] = np.inf
+        code = occupied.take(first) % width                       # the last left value's
+        after = occupied.take(np.minimum(first + 1, B - 1)) % width   # the next one's
+        shaped = lambda a: a.reshape(A, S)
+        return (shaped(found), shaped(n_left.take(first)), shaped(code), shaped(after),
+                shaped(sizes))
 
     def search(g, rows, stats, counts, frontier, units, best, where, tree=None):
-        n_nodes, D = len(counts), g.n_features
+        n_nodes = len(counts)
         active = np.flatnonzero(frontier.searchable)
         A, size = len(active), counts[active]
         kept = None
-        if A < n_nodes:                                         # the searched rows only
+        if A < n_nodes:                                           # the searched rows only
             kept = np.flatnonzero(np.repeat(frontier.searchable, counts))
             rows = rows.take(kept)
             if stats is not None: stats = stats.take(kept, axis=1)
         at_position = np.repeat(np.arange(A), size)               # each position's node
-        every_row = len(rows) == g.n_samples              # then in row order, no gather
-        at = (lambda a: a) if every_row else (lambda a: a.take(rows, axis=-1))
-        node = at_position
-        if every_row:
-            node = np.empty(len(rows), dtype=np.intp)
-            node[rows] = at_position
-            if not classes: stats = _in_row_order(stats, rows)
-        if classes: y, w = at(g.y), None if g.unit_weights else at(g.w)
-        positive = None if positive_rows is None else at(positive_rows)
-        from_count = frontier.weights_are_one and not classes     # classes: all summed
-        layout = frontier._replace(weights_are_one=from_count)
-        scale = np.abs(frontier.impurity * frontier.weight)[active]   # the tie rule's
-        totals = frontier.totals.T[active]                        # (A, S)
-        constant, weight = frontier.constant[active], frontier.weight[active]
-        u = units[active] if np.ndim(units) else units
         cut, thresholds = np.zeros((D, A), dtype=np.intp), np.zeros((D, n_nodes))
-        for lo in range(0, D, block):
-            keys = keyed[lo:lo + block]
-            keys = keys.copy() if every_row else keys.take(rows, axis=1)
-            Db = len(keys)
-            keys += (node * (Db * width)).astype(keys.dtype)     # (node, column, value)
-            keys = keys.reshape(-1)
-            table = np.bincount(keys, minlength=A * Db * width)   # rows of each bin
-            occupied = np.flatnonzero(table)                     # numbered in key order
-            bins = (np.cumsum(table > 0, dtype=np.int32) - 1).take(keys)
-            B = len(occupied)
-            pair = occupied // width                           # (node, column) f Db + j
-            sizes = np.bincount(pair, minlength=A * Db)           # its distinct values
-            starts, ends = segment_starts(sizes), np.cumsum(sizes) - 1
-            n_left = segmented_cumsum(table.take(occupied), sizes, starts=starts)
-            if classes:                                        # one bincount of pairs
-                by_class = bins * K
-                by_class += _broadcast_rows(y, Db)
-                weights = None if w is None else _broadcast_rows(w, Db)
-                left = np.bincount(by_class, weights, minlength=B * K).reshape(B, K)
-            else:                                                 # one a statistic
-                left = np.empty((B, len(stats)))
-                for k, s in enumerate(stats):
-                    left[:, k] = np.bincount(bins, _broadcast_rows(s, Db), minlength=B)
-            np.cumsum(left, axis=0, out=left)                     # restarted per pair:
-            before = np.zeros((len(sizes), left.shape[1]), dtype=left.dtype)
-            before[1:] = left[starts[1:] - 1]
-            left -= before.repeat(sizes, axis=0)
-            f = pair // Db
-            n_right = size.take(f) - n_left
-            if positive is None: positive_left, positive_right = n_left, n_right
-            else:
-                rows_in = np.bincount(bins, _broadcast_rows(positive, Db), minlength=B)
-                positive_left = segmented_cumsum(rows_in, sizes, starts=starts)
-                positive_right = positive_left[ends].repeat(sizes) - positive_left
-            ok = admissible_cuts(n_left, n_right, positive_left, positive_right,
-                                 frontier.min_samples_leaf)
-            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-                proxy = _proxies(left, n_left, n_right, ok, totals[f], layout, g.crit)
-                lowest, first = segment_first_best(proxy, sizes, scale.repeat(Db),
-                                                   starts)
-                found = (constant.repeat(Db) + lowest) / weight.repeat(Db)
-                np.maximum(found, 0.0, out=found)
-                found *= u.repeat(Db) if np.ndim(u) else u
-            pairs = lambda a: a.reshape(A, Db).T                  # (Db, A)
-            js = slice(lo, lo + Db)
-            best[js, active] = pairs(np.where(np.isfinite(lowest), found, np.inf))
-            where[js, active] = frontier.starts[active] + pairs(n_left.take(first) - 1)
-            code = occupied.take(first) % width                  # the last left value's
-            after = occupied.take(np.minimum(first + 1, B - 1)) % width   # the next's
-            j = np.tile(np.arange(lo, lo + Db), A)
-            thresholds[js, active] = pairs(midpoints(values[j, code], values[j, after]))
-            cut[js] = pairs(code)
         searched = np.zeros((D, n_nodes), dtype=bool)
-        searched[:, active] = True
-        cuts = ValueCuts(active, kept, rows, at_position, cut, codes)
-        return searched, thresholds, cuts
+
+        def write(slot_feature, nodes, found, n_left, code, after):
+            "Write the results of the (slot, node) pairs, (S, A') each, for `nodes`."
+            where_nodes = active[nodes]
+            best[slot_feature, where_nodes] = found
+            where[slot_feature, where_nodes] = frontier.starts[where_nodes] + n_left - 1
+            thresholds[slot_feature, where_nodes] = midpoints(values[slot_feature, code],
+                                                              values[slot_feature, after])
+            cut[slot_feature, nodes] = code
+            searched[slot_feature, where_nodes] = True
+
+        if g.max_features is None:                                # every column, in blocks
+            every_row = len(rows) == g.n_samples                  # then in row order:
+            node = at_position                                    # no gathers
+            if every_row:
+                node = np.empty(len(rows), dtype=np.intp)
+                node[rows] = at_position
+                if stats is not None: stats = _in_row_order(stats, rows)
+            along = lambda a: (stats if a is None else a if every_row else a.take(rows))
+            for lo in range(0, D, block):
+                keys = keyed[lo:lo + block]
+                keys = keys.copy() if every_row else keys.take(rows, axis=1)
+                found, n_left, code, after, _ = count(g, keys, node, A, size, active, along,
+                                                      frontier, units)
+                js = np.arange(lo, lo + len(keys))[:, None]
+                write(js, np.arange(A), found.T, n_left.T, code.T, after.T)
+            return searched, thresholds, ValueCuts(active, kept, rows, at_position, cut, codes)
+        trees = None if tree is None else tree[active]            # as `_features_to_search`:
+        uniform = _per_tree(g, trees, A, lambda rng, nodes, k: rng.random((k, D)))
+        ranked = uniform.argsort(axis=1)                          # each node's columns, in
+        m = g.max_features                                        # its random order
+        nodes, positions, step = np.arange(A), np.arange(len(rows)), 0
+        while len(nodes) and step < D:                            # the first m, then one by
+            S = m if step == 0 else 1                             # one while all constant
+            slots = ranked[nodes, step:step + S].T                # (S, A')
+            node = np.repeat(np.arange(len(nodes)), size[nodes])
+            row = rows.take(positions)
+            keys = flat_codes.take(slots.take(node, axis=1) * N + row).astype(np.intp)
+            keys += (np.arange(S) * width)[:, None]
+            along = lambda a: (stats.take(positions, axis=1) if a is None else a.take(row))
+            found, n_left, code, after, distinct = count(g, keys, node, len(nodes), size[nodes],
+                                                         active[nodes], along, frontier, units)
+            write(slots, nodes, found.T, n_left.T, code.T, after.T)
+            stuck = (distinct == 1).all(axis=1)                   # every slot constant
+            nodes, step = nodes[stuck], step + S
+            positions = positions[np.isin(at_position.take(positions), nodes)]
+        return searched, thresholds, ValueCuts(active, kept, rows, at_position, cut, codes)
     return search
 
 COUNTING = replace(COUNTING, by_values=by_values_search)  # and without orders if it may

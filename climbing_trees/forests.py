@@ -39,12 +39,13 @@ __all__ = ['TREES_BATCH_ELEMENTS', 'PREFER', 'FORK', 'trees_orders', 'grow_trees
 
 # %% ../nbs/17_forests.ipynb #8462ae61
 def trees_orders(plan, X, presorted=None):
-    "The orders `grow_trees_from_plan` reads with this `plan`: `presorted`, or `presort(X)` if not given; None where the growth keeps no orders (random thresholds on numeric columns without missing values)."
+    "The orders `grow_trees_from_plan` reads with this `plan`: `presorted`, or `presort(X)` if not given; None where the growth keeps no orders (random thresholds on numeric columns without missing values, or a tuning that counts every column: chapter 11's `by_values`)."
     node_searched = (bool(plan.categorical) or not criterion_of(plan.criterion, plan.n_classes, plan.n_outputs).sufficient_statistics
                      or plan.monotonic_cst is not None and any(plan.monotonic_cst))   # constrained columns: node by node (chapter 8)
     tuning = PLAIN if plan.tuning is None else plan.tuning
     if tuning.without_orders is not None and not keeps_orders(plan.splitter, node_searched, int(np.isnan(X).any()) if X.size else 0):
         return None
+    if tuning.by_values is not None and tuning.by_values(plan, X) is not None: return None
     return presort(X, tuning) if presorted is None else presorted
 
 

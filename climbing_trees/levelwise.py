@@ -67,12 +67,12 @@ class Growth:
         self.X = np.ascontiguousarray(self.X)                              # read in place: no transposed copy
         self.positive = None if (self.w > 0).all() else (self.w > 0).astype(np.int64)
         missing = np.isnan(self.X).any(axis=0)                             # once per fit: the others skip every NaN step
-        if rows is not None and (t.without_orders is None or keeps_orders(self.splitter, self.searches, int(missing.any()))):   # sweeps read the samples' rows:
+        by_values = (None if t.by_values is None or presorted is not None or node_searches
+                     else t.by_values(plan, self.X, rows))                 # few values in every column: counted, no orders
+        if rows is not None and by_values is None and (t.without_orders is None or keeps_orders(self.splitter, self.searches, int(missing.any()))):   # sweeps read the samples' rows:
             self.X, rows = self.X.take(rows, axis=0), None                 # copied (and their own NaN counted)
             missing = np.isnan(self.X).any(axis=0)
         self.missing_columns = np.flatnonzero(missing)
-        by_values = (None if t.by_values is None or presorted is not None or rows is not None
-                     else t.by_values(self))                               # few values in every column: counted, no orders
         self.sorted = by_values is None and (t.without_orders is None
                                              or keeps_orders(self.splitter, self.searches, len(self.missing_columns)))
         self.without_orders = by_values or t.without_orders                # the search of a growth without orders
@@ -215,7 +215,7 @@ class Tuning:
     counting_bins_per_row: float = 0.0               # ... a column counted at a depth while its bins are at most this many per row...
     counting_from: int = 0                           # ... and the depth's counted (row, column) entries at least this many
     levels: Callable | None = None                   # (growth) -> its categorical columns' search, a depth at once (chapter 11); None: by node
-    by_values: Callable | None = None                # (growth) -> a search without orders when every column has few
+    by_values: Callable | None = None                # (plan, X, rows) -> a search without orders when every column has few
                                                      # values (chapter 11), or None: the growth sorts
 
 PLAIN = Tuning()

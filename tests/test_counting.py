@@ -413,3 +413,31 @@ def test_levels_in_groups_of_widths_grow_the_node_by_node_tree(seed, monkeypatch
     X, y, criterion, w, n_classes, options = mixed_width_table(seed)
     trees = [grow_levelwise(X, y, criterion, w, n_classes, tuning=t, **options) for t in (FAST, COUNTED_LEVELS)]
     assert tree_differences(*trees) == []
+
+
+def test_forests_grow_without_orders_the_sorted_trees():
+    "Chapter 17's forests on few-valued columns skip the sort (`trees_orders` gives None: `by_values_search` applies) and grow the sorted grower's trees: digits, bootstrap weights, all columns or a few drawn per node (each tree's own draws), and the estimator end to end. A continuous column or a regression target keeps the orders."
+    from dataclasses import replace
+    from sklearn.datasets import load_digits
+    from climbing_trees import RandomForestClassifier
+    from climbing_trees.counting import COUNTING, by_values_search
+    from climbing_trees.forests import grow_trees, trees_orders
+    from climbing_trees.tree import tree_differences
+    X, y = load_digits(return_X_y=True)
+    X, y = X[:600], y[:600]
+    rng = np.random.default_rng(0)
+    weights = np.array([np.bincount(rng.integers(0, len(y), len(y)), minlength=len(y)) for _ in range(6)], dtype=float)
+    _, _, _, plan = plan_growth(X, y, "gini", None, 10, max_features=8)
+    assert trees_orders(replace(plan, tuning=COUNTING), X) is None
+    assert trees_orders(replace(plan, tuning=COUNTING), X + rng.random(X.shape) * 1e-3) is not None   # continuous
+    _, _, _, regression = plan_growth(X, y * 1.0, "squared_error", None)
+    assert by_values_search(regression, X) is None and by_values_search(regression, X, classes_only=False) is not None
+    sorted_tuning = replace(COUNTING, by_values=None)
+    for max_features in (None, 8, 1):
+        ours = grow_trees(X, y, "gini", weights, 10, random_states=range(6), max_features=max_features)
+        oracle = grow_trees(X, y, "gini", weights, 10, random_states=range(6), max_features=max_features, tuning=sorted_tuning)
+        for a, b in zip(ours, oracle):
+            assert tree_differences(replace(a, value=b.value, impurity=b.impurity), b) == []
+            assert np.allclose(a.value, b.value, rtol=1e-10, atol=1e-12)
+    forest = RandomForestClassifier(n_estimators=5, random_state=0).fit(X, y)
+    assert (forest.predict(X) == y).mean() > 0.95                   # bootstrap trees fit their rows
