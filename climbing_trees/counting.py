@@ -547,13 +547,15 @@ def small_codes(X, max_values=BY_VALUES_WIDTH):
     if whole.any(): codes[whole] = (X[:, whole] - lowest[whole]).T
     for j in np.flatnonzero(whole).tolist():
         values[j] = lowest[j] + np.arange(highest[j] - lowest[j] + 1)
-    for j in np.flatnonzero(~whole).tolist():                    # the first rows' values,
-        x = X[:, j]                                              # else a sort of them all
+    for j in np.flatnonzero(~whole).tolist():          # the first rows' values, else
+        x = X[:, j]                                    # a sort of all of them
         seen = np.unique(x[:4 * max_values])
         if len(seen) > max_values: return None
         code = np.searchsorted(seen, x).clip(max=len(seen) - 1)
-        if not (seen.take(code) == x).all(): seen, code = np.unique(x, return_inverse=True)
-        if len(seen) > max_values or (np.diff(seen) <= FEATURE_THRESHOLD).any(): return None
+        if not (seen.take(code) == x).all():
+            seen, code = np.unique(x, return_inverse=True)
+        if len(seen) > max_values or (np.diff(seen) <= FEATURE_THRESHOLD).any():
+            return None
         values[j], codes[j] = seen, code
     table = np.full((D, max(len(v) for v in values)), np.nan)
     for j, v in enumerate(values): table[j, :len(v)] = v
@@ -626,16 +628,16 @@ def by_values_search(plan, X, rows=None, max_values=BY_VALUES_WIDTH, classes_onl
         keys += (node * (S * width)).astype(keys.dtype)           # (node, slot, value)
         keys = keys.reshape(-1)
         table = np.bincount(keys, minlength=A * S * width)        # rows of each bin
-        occupied = np.flatnonzero(table)                          # numbered in key order
+        occupied = np.flatnonzero(table)                         # numbered in key order
         bins = (np.cumsum(table > 0, dtype=np.int32) - 1).take(keys)
         B = len(occupied)
-        pair = occupied // width                                  # (node, slot): f S + s
+        pair = occupied // width                                 # (node, slot): f S + s
         sizes = np.bincount(pair, minlength=A * S)                # its distinct values
         starts, ends = segment_starts(sizes), np.cumsum(sizes) - 1
         n_left = segmented_cumsum(table.take(occupied), sizes, starts=starts)
-        if classes:                                               # one bincount of pairs,
-            K = g.n_classes                                       # (class, bin): a class
-            by_class = _broadcast_rows(along(g.y), S) * B         # a row of the sums
+        if classes:                                      # one bincount of (class, bin)
+            K = g.n_classes                              # pairs: a row of sums a class
+            by_class = _broadcast_rows(along(g.y), S) * B
             by_class += bins
             weights = None if g.unit_weights else _broadcast_rows(along(g.w), S)
             left = np.bincount(by_class, weights, minlength=K * B).reshape(K, B)
@@ -653,8 +655,8 @@ def by_values_search(plan, X, rows=None, max_values=BY_VALUES_WIDTH, classes_onl
         if g.positive is None: positive_left, positive_right = n_left, n_right
         else:
             positive = _broadcast_rows(along(g.positive).astype(float), S)
-            positive_left = segmented_cumsum(np.bincount(bins, positive, minlength=B), sizes,
-                                             starts=starts)
+            rows_in = np.bincount(bins, positive, minlength=B)   # of positive weight
+            positive_left = segmented_cumsum(rows_in, sizes, starts=starts)
             positive_right = positive_left[ends].repeat(sizes) - positive_left
         ok = admissible_cuts(n_left, n_right, positive_left, positive_right,
                              frontier.min_samples_leaf)
@@ -663,13 +665,14 @@ def by_values_search(plan, X, rows=None, max_values=BY_VALUES_WIDTH, classes_onl
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             totals = frontier.totals[:, at].take(f, axis=1)       # (S, B), as `left`
             proxy = _proxies(left.T, n_left, n_right, ok, totals.T, layout, g.crit)
-            scale = np.abs(frontier.impurity * frontier.weight)[at].repeat(S)   # tie rule's
-            lowest, first = segment_first_best(proxy, sizes, scale, starts)
-            found = (frontier.constant[at].repeat(S) + lowest) / frontier.weight[at].repeat(S)
+            scale = np.abs(frontier.impurity * frontier.weight)[at]   # the tie rule's
+            lowest, first = segment_first_best(proxy, sizes, scale.repeat(S), starts)
+            found = frontier.constant[at].repeat(S) + lowest
+            found /= frontier.weight[at].repeat(S)
             np.maximum(found, 0.0, out=found)
             found *= units[at].repeat(S) if np.ndim(units) else units
         found[~np.isfinite(lowest)] = np.inf
-        code = occupied.take(first) % width                       # the last left value's
+        code = occupied.take(first) % width                      # the last left value's
         after = occupied.take(np.minimum(first + 1, B - 1)) % width   # the next one's
         shaped = lambda a: a.reshape(A, S)
         return (shaped(found), shaped(n_left.take(first)), shaped(code), shaped(after),
@@ -680,7 +683,7 @@ def by_values_search(plan, X, rows=None, max_values=BY_VALUES_WIDTH, classes_onl
         active = np.flatnonzero(frontier.searchable)
         A, size = len(active), counts[active]
         kept = None
-        if A < n_nodes:                                           # the searched rows only
+        if A < n_nodes:                                         # the searched rows only
             kept = np.flatnonzero(np.repeat(frontier.searchable, counts))
             rows = rows.take(kept)
             if stats is not None: stats = stats.take(kept, axis=1)
@@ -693,12 +696,12 @@ def by_values_search(plan, X, rows=None, max_values=BY_VALUES_WIDTH, classes_onl
             where_nodes = active[nodes]
             best[slot_feature, where_nodes] = found
             where[slot_feature, where_nodes] = frontier.starts[where_nodes] + n_left - 1
-            thresholds[slot_feature, where_nodes] = midpoints(values[slot_feature, code],
-                                                              values[slot_feature, after])
+            lower, upper = values[slot_feature, code], values[slot_feature, after]
+            thresholds[slot_feature, where_nodes] = midpoints(lower, upper)
             cut[slot_feature, nodes] = code
             searched[slot_feature, where_nodes] = True
 
-        if g.max_features is None:                                # every column, in blocks
+        if g.max_features is None:                             # every column, in blocks
             every_row = len(rows) == g.n_samples                  # then in row order:
             node = at_position                                    # no gathers
             if every_row:
@@ -709,31 +712,35 @@ def by_values_search(plan, X, rows=None, max_values=BY_VALUES_WIDTH, classes_onl
             for lo in range(0, D, block):
                 keys = keyed[lo:lo + block]
                 keys = keys.copy() if every_row else keys.take(rows, axis=1)
-                found, n_left, code, after, _ = count(g, keys, node, A, size, active, along,
-                                                      frontier, units)
+                found, n_left, code, after, _ = count(g, keys, node, A, size, active,
+                                                      along, frontier, units)
                 js = np.arange(lo, lo + len(keys))[:, None]
                 write(js, np.arange(A), found.T, n_left.T, code.T, after.T)
-            return searched, thresholds, ValueCuts(active, kept, rows, at_position, cut, codes)
-        trees = None if tree is None else tree[active]            # as `_features_to_search`:
+            return searched, thresholds, ValueCuts(active, kept, rows, at_position, cut,
+                                                   codes)
+        trees = None if tree is None else tree[active]  # drawn as `_features_to_search`
         uniform = _per_tree(g, trees, A, lambda rng, nodes, k: rng.random((k, D)))
-        ranked = uniform.argsort(axis=1)                          # each node's columns, in
-        m = g.max_features                                        # its random order
+        ranked = uniform.argsort(axis=1)             # each node's columns, in its order
+        m = g.max_features
         nodes, positions, step = np.arange(A), np.arange(len(rows)), 0
-        while len(nodes) and step < D:                            # the first m, then one by
-            S = m if step == 0 else 1                             # one while all constant
+        while len(nodes) and step < D:                   # the first m, then one by one
+            S = m if step == 0 else 1                    # while all are constant
             slots = ranked[nodes, step:step + S].T                # (S, A')
             node = np.repeat(np.arange(len(nodes)), size[nodes])
             row = rows.take(positions)
             keys = flat_codes.take(slots.take(node, axis=1) * N + row).astype(np.intp)
             keys += (np.arange(S) * width)[:, None]
-            along = lambda a: (stats.take(positions, axis=1) if a is None else a.take(row))
-            found, n_left, code, after, distinct = count(g, keys, node, len(nodes), size[nodes],
-                                                         active[nodes], along, frontier, units)
+            along = lambda a: (stats.take(positions, axis=1) if a is None
+                               else a.take(row))
+            found, n_left, code, after, distinct = count(
+                g, keys, node, len(nodes), size[nodes], active[nodes], along, frontier,
+                units)
             write(slots, nodes, found.T, n_left.T, code.T, after.T)
             stuck = (distinct == 1).all(axis=1)                   # every slot constant
             nodes, step = nodes[stuck], step + S
             positions = positions[np.isin(at_position.take(positions), nodes)]
-        return searched, thresholds, ValueCuts(active, kept, rows, at_position, cut, codes)
+        cuts = ValueCuts(active, kept, rows, at_position, cut, codes)
+        return searched, thresholds, cuts
     return search
 
 COUNTING = replace(COUNTING, by_values=by_values_search)  # and without orders if it may
