@@ -67,15 +67,13 @@ class Growth:
         self.X = np.ascontiguousarray(self.X)                              # read in place: no transposed copy
         self.positive = None if (self.w > 0).all() else (self.w > 0).astype(np.int64)
         missing = np.isnan(self.X).any(axis=0)                             # once per fit: the others skip every NaN step
-        by_values = (None if t.by_values is None or presorted is not None or node_searches
-                     else t.by_values(plan, self.X, rows))                 # few values in every column: counted, no orders
+        by_values = None if t.by_values is None or presorted is not None or node_searches else t.by_values(plan, self.X, rows)
         if rows is not None and by_values is None and (t.without_orders is None or keeps_orders(self.splitter, self.searches, int(missing.any()))):   # sweeps read the samples' rows:
             self.X, rows = self.X.take(rows, axis=0), None                 # copied (and their own NaN counted)
             missing = np.isnan(self.X).any(axis=0)
         self.missing_columns = np.flatnonzero(missing)
-        self.sorted = by_values is None and (t.without_orders is None
-                                             or keeps_orders(self.splitter, self.searches, len(self.missing_columns)))
-        self.without_orders = by_values or t.without_orders                # the search of a growth without orders
+        self.sorted = by_values is None and (t.without_orders is None or keeps_orders(self.splitter, self.searches, len(self.missing_columns)))
+        self.without_orders = by_values or t.without_orders                # its search: drawn thresholds, or few values counted
         self.columns = (None if self.sorted or by_values else np.ascontiguousarray(self.X.T))   # no orders: gathers read columns (cache-friendlier),
         self.source = rows                                                 # at the samples' rows of X if not copied
         if self.sorted and presorted is None and len(self.roots) > 1:
@@ -91,14 +89,11 @@ class Growth:
         self.class_sums = (t.class_splits is not None and self.splitter == "best"   # Gini, entropy: no K factor (chapter 10)
                            and self.crit.class_sums and self.n_classes >= t.class_sums_from)
         self.unit_weights = bool((self.w == 1).all())
-        self.weights_are_one = (self.unit_weights and not self.children_rule        # statistic 0 follows from the count
-                                and (self.crit.weight_statistic == 0 or self.crit.statistics_sum_to_weight))
-        counts = self.crit.statistics_sum_to_weight and (self.unit_weights and self.n_samples < 2 ** 31
-                                                                  or _whole_numbers(self.w))   # class counts: 32-bit integers, summed exactly
-        byte = self.unit_weights and not self.sorted  # 0/1 counts, only summed: a byte
-        self.stats = (np.ascontiguousarray(self.crit.stats(self.y, self.w).T, dtype=(
-            np.int8 if byte else np.int32) if counts else float)    # and faster
-                      if self.additive and not self.centred and not self.class_sums else None)            # (`segmented_cumsum`)
+        self.weights_are_one = self.unit_weights and not self.children_rule and (self.crit.weight_statistic == 0 or self.crit.statistics_sum_to_weight)   # statistic 0 from the count
+        counts = self.crit.statistics_sum_to_weight and (self.unit_weights and self.n_samples < 2 ** 31 or _whole_numbers(self.w))   # class counts: int32, exact
+        small = np.int8 if self.unit_weights and not self.sorted else np.int32   # 0/1 counts, only summed: a byte, faster
+        self.stats = (np.ascontiguousarray(self.crit.stats(self.y, self.w).T, dtype=small if counts else float)   # (`segmented_cumsum`)
+                      if self.additive and not self.centred and not self.class_sums else None)
         self.stats_from = int(self.centred and self.weights_are_one and self.splitter == "best" and not len(self.missing_columns))
                                   # 1: the statistics by row start at the second (per depth, centred: the sweeps never read the weights)
         self.total_weight = np.add.reduceat(self.w, segment_starts(self.roots))   # (B,) each tree's training weight
@@ -215,8 +210,7 @@ class Tuning:
     counting_bins_per_row: float = 0.0               # ... a column counted at a depth while its bins are at most this many per row...
     counting_from: int = 0                           # ... and the depth's counted (row, column) entries at least this many
     levels: Callable | None = None                   # (growth) -> its categorical columns' search, a depth at once (chapter 11); None: by node
-    by_values: Callable | None = None                # (plan, X, rows) -> a search without orders when every column has few
-                                                     # values (chapter 11), or None: the growth sorts
+    by_values: Callable | None = None                # (plan, X, rows) -> a search without orders of few-valued columns (chapter 11)
 
 PLAIN = Tuning()
 
