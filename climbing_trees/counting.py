@@ -22,8 +22,8 @@ from .fast import FAST, _drawn_pairs, dense_ranks
 # %% auto #0
 __all__ = ['BLOCK_KEYS', 'SPARSE_BELOW', 'EXHAUSTIVE_BLOCK', 'LEVEL_BINS', 'LEVELS_PER_ROW', 'LEVEL_GROUPS_FROM',
            'LEVEL_GROUP_SPREAD', 'COUNTED_LEVELS', 'COUNT_BINS_PER_ROW', 'COUNT_FROM_ENTRIES', 'COUNT_BLOCK_BINS',
-           'COUNTING', 'BY_VALUES_WIDTH', 'BY_VALUES_ENTRIES', 'BY_VALUES_BLOCK', 'MAX_BINS', 'BINNING_SUBSAMPLE',
-           'ALMOST_INF', 'counted_split_curve', 'counted_column_split', 'value_codes', 'Histograms', 'count_histograms',
+           'COUNTING', 'BY_VALUES_WIDTH', 'BY_VALUES_BLOCK', 'MAX_BINS', 'BINNING_SUBSAMPLE', 'ALMOST_INF',
+           'counted_split_curve', 'counted_column_split', 'value_codes', 'Histograms', 'count_histograms',
            'cumulative_values', 'histogram_splits', 'depth_histogram_splits', 'recentre', 'subtract_siblings',
            'exhaustive_pairs', 'level_groups', 'levels_search', 'counting_search', 'small_codes', 'ValueCuts',
            'by_values_search', 'bin_thresholds', 'Binning', 'fit_binning', 'unbin_tree']
@@ -528,8 +528,7 @@ COUNTING = replace(COUNTED_LEVELS, counting=counting_search, counting_bins_per_r
 
 # %% ../nbs/11_counting.ipynb #e93277b3
 BY_VALUES_WIDTH = 32         # a classifier grows without orders if its columns have at
-                             # most this many values...
-BY_VALUES_ENTRIES = 2 ** 19  # ... and at most this many (row, column) entries
+                             # most this many values
 BY_VALUES_BLOCK = 2 ** 20    # (column, row) entries counted at a time
 
 def small_codes(X, max_values=BY_VALUES_WIDTH):
