@@ -22,8 +22,8 @@ from .fast import FAST, _drawn_pairs, dense_ranks
 # %% auto #0
 __all__ = ['BLOCK_KEYS', 'SPARSE_BELOW', 'EXHAUSTIVE_BLOCK', 'LEVEL_BINS', 'LEVELS_PER_ROW', 'LEVEL_GROUPS_FROM',
            'LEVEL_GROUP_SPREAD', 'COUNTED_LEVELS', 'COUNT_BINS_PER_ROW', 'COUNT_FROM_ENTRIES', 'COUNT_BLOCK_BINS',
-           'COUNTING', 'BY_VALUES_WIDTH', 'BY_VALUES_BLOCK', 'MAX_BINS', 'BINNING_SUBSAMPLE', 'ALMOST_INF',
-           'counted_split_curve', 'counted_column_split', 'value_codes', 'Histograms', 'count_histograms',
+           'COUNTING', 'BY_VALUES_WIDTH', 'BY_VALUES_BLOCK', 'BY_VALUES_TABLE', 'MAX_BINS', 'BINNING_SUBSAMPLE',
+           'ALMOST_INF', 'counted_split_curve', 'counted_column_split', 'value_codes', 'Histograms', 'count_histograms',
            'cumulative_values', 'histogram_splits', 'depth_histogram_splits', 'recentre', 'subtract_siblings',
            'exhaustive_pairs', 'level_groups', 'levels_search', 'counting_search', 'small_codes', 'ValueCuts',
            'by_values_search', 'bin_thresholds', 'Binning', 'fit_binning', 'unbin_tree']
@@ -529,7 +529,8 @@ COUNTING = replace(COUNTED_LEVELS, counting=counting_search, counting_bins_per_r
 # %% ../nbs/11_counting.ipynb #e93277b3
 BY_VALUES_WIDTH = 32         # a classifier grows without orders if its columns have at
                              # most this many values
-BY_VALUES_BLOCK = 2 ** 20    # (column, row) entries counted at a time
+BY_VALUES_BLOCK = 2 ** 20    # (column, row) entries counted at a time, in groups of
+BY_VALUES_TABLE = 2 ** 22    # nodes whose table of bins has at most this many
 
 def small_codes(X, max_values=BY_VALUES_WIDTH):
     """Each column of `X` (N, D) as codes of its values, (D, N) uint8, and the values,
@@ -587,7 +588,8 @@ def _in_row_order(stats, rows):
     out[:, rows] = stats
     return out
 
-def by_values_search(plan, X, rows=None, max_values=BY_VALUES_WIDTH, classes_only=True):
+def by_values_search(plan, X, rows=None, max_values=BY_VALUES_WIDTH, classes_only=True,
+                     table_bins=BY_VALUES_TABLE):
     """Chapter 8's `Tuning.by_values`: for a growth of `plan` on `X` (its samples
     the `rows` of X, if given: the codes are X's, read there), the search of a growth
     without orders, `search(g, rows, stats, counts, frontier, units, best,
@@ -599,7 +601,8 @@ def by_values_search(plan, X, rows=None, max_values=BY_VALUES_WIDTH, classes_onl
     constrained columns, missing values, a criterion without sums or with a rule of
     its own for the children, several outputs, a column with more than `max_values`
     values, or, if `classes_only`, regression (whose trees grow deeper, where the
-    sorted sweep is faster: measured below)."""
+    sorted sweep is faster: measured below). The nodes go a group at a time, as many
+    as keep a table within `table_bins` bins."""
     crit = criterion_of(plan.criterion, plan.n_classes, plan.n_outputs)
     classes = isinstance(crit, ClassificationCriterion)       # counted by (bin, class)
     constrained = plan.monotonic_cst is not None and any(plan.monotonic_cst)
@@ -687,6 +690,8 @@ def by_values_search(plan, X, rows=None, max_values=BY_VALUES_WIDTH, classes_onl
             rows = rows.take(kept)
             if stats is not None: stats = stats.take(kept, axis=1)
         at_position = np.repeat(np.arange(A), size)               # each position's node
+        offset = np.cumsum(size) - size                 # each node's first position
+        span = lambda a0, a1: slice(offset[a0], offset[a1 - 1] + size[a1 - 1])
         cut, thresholds = np.zeros((D, A), dtype=np.intp), np.zeros((D, n_nodes))
         searched = np.zeros((D, n_nodes), dtype=bool)
 
@@ -701,43 +706,55 @@ def by_values_search(plan, X, rows=None, max_values=BY_VALUES_WIDTH, classes_onl
             searched[slot_feature, where_nodes] = True
 
         if g.max_features is None:                             # every column, in blocks
-            every_row = len(rows) == g.n_samples                  # then in row order:
-            node = at_position                                    # no gathers
-            if every_row:
-                node = np.empty(len(rows), dtype=np.intp)
-                node[rows] = at_position
-                if stats is not None: stats = _in_row_order(stats, rows)
-            along = lambda a: (stats if a is None else a if every_row else a.take(rows))
-            for lo in range(0, D, block):
-                keys = keyed[lo:lo + block]
-                keys = keys.copy() if every_row else keys.take(rows, axis=1)
-                found, n_left, code, after, _ = count(g, keys, node, A, size, active,
-                                                      along, frontier, units)
-                js = np.arange(lo, lo + len(keys))[:, None]
-                write(js, np.arange(A), found.T, n_left.T, code.T, after.T)
+            per_chunk = max(1, table_bins // (min(block, D) * width))   # nodes a table
+            every_row = len(rows) == g.n_samples and per_chunk >= A     # then read in
+            for a0 in range(0, A, per_chunk):                           # row order
+                a1 = min(A, a0 + per_chunk)
+                at = span(a0, a1)
+                node, row, stats_at = at_position[at] - a0, rows[at], None
+                if stats is not None: stats_at = stats[:, at]
+                if every_row:
+                    node = np.empty(len(rows), dtype=np.intp)
+                    node[rows] = at_position
+                    if stats is not None: stats_at = _in_row_order(stats, rows)
+                along = lambda a: (stats_at if a is None else a if every_row
+                                   else a.take(row))
+                for lo in range(0, D, block):
+                    keys = keyed[lo:lo + block]
+                    keys = keys.copy() if every_row else keys.take(row, axis=1)
+                    found, n_left, code, after, _ = count(
+                        g, keys, node, a1 - a0, size[a0:a1], active[a0:a1], along,
+                        frontier, units)
+                    js = np.arange(lo, lo + len(keys))[:, None]
+                    write(js, np.arange(a0, a1), found.T, n_left.T, code.T, after.T)
             return searched, thresholds, ValueCuts(active, kept, rows, at_position, cut,
                                                    codes)
         trees = None if tree is None else tree[active]  # drawn as `_features_to_search`
         uniform = _per_tree(g, trees, A, lambda rng, nodes, k: rng.random((k, D)))
         ranked = uniform.argsort(axis=1)             # each node's columns, in its order
         m = g.max_features
-        nodes, positions, step = np.arange(A), np.arange(len(rows)), 0
-        while len(nodes) and step < D:                   # the first m, then one by one
-            S = m if step == 0 else 1                    # while all are constant
-            slots = ranked[nodes, step:step + S].T                # (S, A')
-            node = np.repeat(np.arange(len(nodes)), size[nodes])
-            row = rows.take(positions)
-            keys = flat_codes.take(slots.take(node, axis=1) * N + row).astype(np.intp)
-            keys += (np.arange(S) * width)[:, None]
-            along = lambda a: (stats.take(positions, axis=1) if a is None
-                               else a.take(row))
-            found, n_left, code, after, distinct = count(
-                g, keys, node, len(nodes), size[nodes], active[nodes], along, frontier,
-                units)
-            write(slots, nodes, found.T, n_left.T, code.T, after.T)
-            stuck = (distinct == 1).all(axis=1)                   # every slot constant
-            nodes, step = nodes[stuck], step + S
-            positions = positions[np.isin(at_position.take(positions), nodes)]
+        per_chunk = max(1, table_bins // (m * width))             # nodes a table
+        for a0 in range(0, A, per_chunk):
+            a1 = min(A, a0 + per_chunk)
+            at = span(a0, a1)
+            nodes, positions, step = np.arange(a0, a1), np.arange(at.start, at.stop), 0
+            while len(nodes) and step < D:               # the first m, then one by one
+                S = m if step == 0 else 1                # while all are constant
+                slots = ranked[nodes, step:step + S].T            # (S, A')
+                node = np.repeat(np.arange(len(nodes)), size[nodes])
+                row = rows.take(positions)
+                keys = flat_codes.take(slots.take(node, axis=1) * N + row)
+                keys = keys.astype(np.intp)
+                keys += (np.arange(S) * width)[:, None]
+                along = lambda a: (stats.take(positions, axis=1) if a is None
+                                   else a.take(row))
+                found, n_left, code, after, distinct = count(
+                    g, keys, node, len(nodes), size[nodes], active[nodes], along,
+                    frontier, units)
+                write(slots, nodes, found.T, n_left.T, code.T, after.T)
+                stuck = (distinct == 1).all(axis=1)               # every slot constant
+                nodes, step = nodes[stuck], step + S
+                positions = positions[np.isin(at_position.take(positions), nodes)]
         cuts = ValueCuts(active, kept, rows, at_position, cut, codes)
         return searched, thresholds, cuts
     return search

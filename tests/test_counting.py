@@ -416,8 +416,9 @@ def test_levels_in_groups_of_widths_grow_the_node_by_node_tree(seed, monkeypatch
 
 
 def test_forests_grow_without_orders_the_sorted_trees():
-    "Chapter 17's forests on few-valued columns skip the sort (`trees_orders` gives None: `by_values_search` applies) and grow the sorted grower's trees: digits, bootstrap weights, all columns or a few drawn per node (each tree's own draws), and the estimator end to end. A continuous column or a regression target keeps the orders."
+    "Chapter 17's forests on few-valued columns skip the sort (`trees_orders` gives None: `by_values_search` applies) and grow the sorted grower's trees: digits, bootstrap weights, all columns or a few drawn per node (each tree's own draws), the nodes searched all at once or a few at a time (`table_bins`), and the estimator end to end. A continuous column or a regression target keeps the orders."
     from dataclasses import replace
+    from functools import partial
     from sklearn.datasets import load_digits
     from climbing_trees import RandomForestClassifier
     from climbing_trees.counting import COUNTING, by_values_search
@@ -433,8 +434,9 @@ def test_forests_grow_without_orders_the_sorted_trees():
     _, _, _, regression = plan_growth(X, y * 1.0, "squared_error", None)
     assert by_values_search(regression, X) is None and by_values_search(regression, X, classes_only=False) is not None
     sorted_tuning = replace(COUNTING, by_values=None)
-    for max_features in (None, 8, 1):
-        ours = grow_trees(X, y, "gini", weights, 10, random_states=range(6), max_features=max_features)
+    in_groups = replace(COUNTING, by_values=partial(by_values_search, table_bins=500))   # a few nodes a table
+    for max_features, tuning in ((None, None), (8, None), (1, None), (None, in_groups), (8, in_groups)):
+        ours = grow_trees(X, y, "gini", weights, 10, random_states=range(6), max_features=max_features, tuning=tuning)
         oracle = grow_trees(X, y, "gini", weights, 10, random_states=range(6), max_features=max_features, tuning=sorted_tuning)
         for a, b in zip(ours, oracle):
             assert tree_differences(replace(a, value=b.value, impurity=b.impurity), b) == []
