@@ -615,10 +615,11 @@ def by_values_search(plan, X, rows=None, max_values=BY_VALUES_WIDTH, classes_onl
     if rows is not None: codes = codes.take(rows, axis=1)         # each sample's
     (D, N), width = codes.shape, values.shape[1]
     block = max(1, BY_VALUES_BLOCK // N)                          # columns a block
-    small = N * max(block, D) * width < 2 ** 31
-    keyed = codes.astype(np.int32 if small else np.intp)          # j W + code, j within
-    keyed += (np.arange(D) % block * width).astype(keyed.dtype)[:, None]
-    flat_codes = codes.reshape(-1)
+    flat_codes, keyed = codes.reshape(-1), None
+    if plan.max_features is None:                                 # j W + code, j within
+        small = N * max(block, D) * width < 2 ** 31               # its block
+        keyed = codes.astype(np.int32 if small else np.intp)
+        keyed += (np.arange(D) % block * width).astype(keyed.dtype)[:, None]
 
     def count(g, keys, node, A, size, at, along, frontier, units):
         """Count the entries `keys` (S, n), s W + code in slot s, of `A` nodes (`node`:
@@ -706,7 +707,7 @@ def by_values_search(plan, X, rows=None, max_values=BY_VALUES_WIDTH, classes_onl
             searched[slot_feature, where_nodes] = True
 
         if g.max_features is None:                             # every column, in blocks
-            per_chunk = max(1, table_bins // (min(block, D) * width))   # nodes a table
+            per_chunk = max(1, int(table_bins) // (min(block, D) * width))   # a table's
             every_row = len(rows) == g.n_samples and per_chunk >= A     # then read in
             for a0 in range(0, A, per_chunk):                           # row order
                 a1 = min(A, a0 + per_chunk)
@@ -733,7 +734,7 @@ def by_values_search(plan, X, rows=None, max_values=BY_VALUES_WIDTH, classes_onl
         uniform = _per_tree(g, trees, A, lambda rng, nodes, k: rng.random((k, D)))
         ranked = uniform.argsort(axis=1)             # each node's columns, in its order
         m = g.max_features
-        per_chunk = max(1, table_bins // (m * width))             # nodes a table
+        per_chunk = max(1, int(table_bins) // (m * width))        # nodes a table
         for a0 in range(0, A, per_chunk):
             a1 = min(A, a0 + per_chunk)
             at = span(a0, a1)
