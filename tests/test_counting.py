@@ -443,3 +443,34 @@ def test_forests_grow_without_orders_the_sorted_trees():
             assert np.allclose(a.value, b.value, rtol=1e-10, atol=1e-12)
     forest = RandomForestClassifier(n_estimators=5, random_state=0).fit(X, y)
     assert (forest.predict(X) == y).mean() > 0.95                   # bootstrap trees fit their rows
+
+
+def test_small_codes_and_trees_at_awkward_values():
+    "`small_codes` gives back X exactly, or refuses, on whole numbers far from 0 (past 2**53 the spacing is 2 or more), negative and mixed-sign decimals, a gap at FEATURE_THRESHOLD and just above it, and a column with one value; the classifiers grown on them without orders are the sorted grower's trees."
+    from dataclasses import replace
+    from climbing_trees.counting import COUNTING, small_codes
+    from climbing_trees.naive import FEATURE_THRESHOLD
+    from climbing_trees.levelwise import grow_levelwise
+    from climbing_trees.tree import tree_differences
+    rng = np.random.default_rng(5)
+    n = 300
+    columns = {"far from 0": 1e15 + rng.integers(0, 20, n),
+               "past 2**53": 2.0 ** 60 + 256 * rng.integers(0, 9, n),
+               "negative decimals": -3.7 + 0.1 * rng.integers(0, 25, n),
+               "mixed signs": rng.choice([-2.5, -0.0, 0.0, 1e-3, 7.25], n),
+               "one value": np.full(n, 4.2)}
+    X = np.column_stack(list(columns.values()))
+    codes, values = small_codes(X)
+    assert np.array_equal(np.take_along_axis(values, codes.astype(np.intp), axis=1), X.T)
+    for j in range(X.shape[1]):                                      # order and ties kept
+        assert np.array_equal(np.argsort(codes[j], kind="stable"), np.argsort(X[:, j], kind="stable"))
+    at_threshold = np.array([[0.0], [FEATURE_THRESHOLD], [1.0]])
+    assert small_codes(at_threshold) is None                         # the sweep would not cut there
+    assert small_codes(at_threshold * 1.5) is not None               # just above it, it would
+    y = (X[:, 0] % 3 == 0).astype(int) + (X[:, 2] > -2.5)
+    sorted_tuning = replace(COUNTING, by_values=None)
+    for criterion in ("gini", "entropy"):
+        a = grow_levelwise(X, y, criterion, None, 3, tuning=COUNTING)
+        b = grow_levelwise(X, y, criterion, None, 3, tuning=sorted_tuning)
+        assert tree_differences(replace(a, value=b.value, impurity=b.impurity), b) == []
+        assert np.allclose(a.value, b.value) and a.node_count > 5
