@@ -569,6 +569,8 @@ class ValueCuts(NamedTuple):
     node: np.ndarray          # (n,) each one's node, among the searched
     cut: np.ndarray           # (D, A) each (column, node)'s last code sent left
     codes: np.ndarray         # (D, N) the growth's codes
+    level_sides: tuple | None = None   # categorical columns: (D,) which ones, and
+                              # (D, A) each (column, node)'s codes sent left, as bits
 
     def goes_left(self, feature, counts):
         "Each position's side, given each node's chosen `feature` (False: unsearched)."
@@ -576,6 +578,11 @@ class ValueCuts(NamedTuple):
         N = self.codes.shape[1]
         code = self.codes.reshape(-1).take(np.multiply(j, N) + self.rows)
         left = code <= self.cut.reshape(-1).take(j * len(self.active) + self.node)
+        if self.level_sides is not None:                  # a categorical column's rows:
+            levelled, route = self.level_sides            # by their codes' bits
+            on = np.flatnonzero(levelled.take(j))
+            at = j.take(on) * len(self.active) + self.node.take(on)
+            left[on] = route.reshape(-1).take(at) >> code.take(on).astype(np.uint64) & 1
         if self.kept is None: return left
         out = np.zeros(int(counts.sum()), dtype=bool)
         out[self.kept] = left
@@ -588,6 +595,17 @@ def _in_row_order(stats, rows):
     out[:, rows] = stats
     return out
 
+def _levels_by_response(per_bin, weight, raw, pair, levels, weighted):
+    """The order of the bins (grouped by `pair`) that puts those of a categorical
+    column (`levels`) in the order of their mean response within their pair, as
+    chapter 6 orders levels: ties by code, levels without weight last. Other bins
+    keep their order. The response: `raw` / `weight` (regression: the sums of w y),
+    else the share of the last class, `per_bin[-1]` (two classes)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        response = (per_bin[-1] if raw is None else raw) / weight
+    key = np.where(levels, np.where(weighted, response, np.inf), np.arange(len(pair)))
+    return np.lexsort((key, pair))                  # stable: ties keep the code order
+
 def by_values_search(plan, X, rows=None, max_values=BY_VALUES_WIDTH, classes_only=True,
                      table_bins=BY_VALUES_TABLE):
     """Chapter 8's `Tuning.by_values`: for a growth of `plan` on `X` (its samples
@@ -597,36 +615,47 @@ def by_values_search(plan, X, rows=None, max_values=BY_VALUES_WIDTH, classes_onl
     every searchable node of the depth (those it draws, under `max_features`), writes
     each (column, node)'s i(s) into `best` and its last left position into `where`,
     and returns the searched pairs, their thresholds (D, F) and the `ValueCuts` that
-    route the rows. None where it does not apply: drawn thresholds, categorical or
-    constrained columns, missing values, a criterion without sums or with a rule of
-    its own for the children, several outputs, a column with more than `max_values`
-    values, or, if `classes_only`, regression (whose trees grow deeper, where the
-    sorted sweep is faster: measured below). The nodes go a group at a time, as many
-    as keep a table within `table_bins` bins."""
+    route the rows, and the `NodeSplits` of its categorical columns: their levels are
+    ordered by their mean response in each node, as chapter 6 orders them. None where
+    it does not apply: drawn thresholds, constrained columns, missing values, a
+    criterion without sums or with a rule of its own for the children, several
+    outputs, a column with more than `max_values` values, categorical columns with
+    more than two classes, or, if `classes_only`, regression on a numeric column
+    (regression trees grow deeper, where the sorted sweep is faster: measured below).
+    The nodes go a group at a time, as many as keep a table within `table_bins`
+    bins."""
     crit = criterion_of(plan.criterion, plan.n_classes, plan.n_outputs)
     classes = isinstance(crit, ClassificationCriterion)       # counted by (bin, class)
     constrained = plan.monotonic_cst is not None and any(plan.monotonic_cst)
-    if ((classes_only and not classes) or plan.splitter != "best" or plan.categorical
-            or constrained or not crit.sufficient_statistics or crit.children_rule
-            or plan.n_outputs > 1): return None
+    n_levelled = len(plan.categorical)
+    numeric_regression = not classes and n_levelled < X.shape[1]
+    if ((classes_only and numeric_regression) or plan.splitter != "best" or constrained
+            or not crit.sufficient_statistics or crit.children_rule or plan.n_outputs > 1
+            or (n_levelled and classes and plan.n_classes > 2)): return None
     coded = small_codes(X, max_values)
     if coded is None: return None
     codes, values = coded
     if rows is not None: codes = codes.take(rows, axis=1)         # each sample's
     (D, N), width = codes.shape, values.shape[1]
+    if n_levelled and width > 64: return None        # a node's levels left: 64 bits
     block = max(1, BY_VALUES_BLOCK // N)                          # columns a block
     flat_codes, keyed = codes.reshape(-1), None
     if plan.max_features is None:                                 # j W + code, j within
         small = N * max(block, D) * width < 2 ** 31               # its block
         keyed = codes.astype(np.int32 if small else np.intp)
         keyed += (np.arange(D) % block * width).astype(keyed.dtype)[:, None]
+    levelled = np.zeros(D, dtype=bool)                            # categorical columns
+    levelled[list(plan.categorical)] = True
 
-    def count(g, keys, node, A, size, at, along, frontier, units):
+    def count(g, keys, node, A, size, at, along, frontier, units, column):
         """Count the entries `keys` (S, n), s W + code in slot s, of `A` nodes (`node`:
         each entry's, `size`: each one's rows; `at`: the nodes among the frontier's);
-        `along(a)`: a per-row array at the entries' rows. The best cut of every (node,
-        slot): i(s) in real units (inf: none), rows left, last left code, the next
-        value's code, and the slot's distinct values in the node, each (A, S)."""
+        `along(a)`: a per-row array at the entries' rows; `column` (A, S): each (node,
+        slot)'s column. The best cut of every (node, slot): i(s) in real units (inf:
+        none), rows left, last left code, the next value's code, and the slot's
+        distinct values in the node, each (A, S); and for categorical columns the
+        codes sent left and right, as bits, and the side of the others, (A, S) each
+        (None if no slot is categorical)."""
         S = len(keys)
         keys += (node * (S * width)).astype(keys.dtype)           # (node, slot, value)
         keys = keys.reshape(-1)
@@ -637,7 +666,7 @@ def by_values_search(plan, X, rows=None, max_values=BY_VALUES_WIDTH, classes_onl
         pair = occupied // width                                 # (node, slot): f S + s
         sizes = np.bincount(pair, minlength=A * S)                # its distinct values
         starts, ends = segment_starts(sizes), np.cumsum(sizes) - 1
-        n_left = segmented_cumsum(table.take(occupied), sizes, starts=starts)
+        n_bin = table.take(occupied)
         if classes:                                      # one bincount of (class, bin)
             K = g.n_classes                              # pairs: a row of sums a class
             by_class = _broadcast_rows(along(g.y), S) * B
@@ -649,21 +678,50 @@ def by_values_search(plan, X, rows=None, max_values=BY_VALUES_WIDTH, classes_onl
             left = np.empty((len(stats), B))
             for k, s in enumerate(stats):
                 left[k] = np.bincount(bins, _broadcast_rows(s, S), minlength=B)
+        rows_in = None                                           # of positive weight
+        if g.positive is not None:
+            positive = _broadcast_rows(along(g.positive).astype(float), S)
+            rows_in = np.bincount(bins, positive, minlength=B)
+        from_count = frontier.weights_are_one and not classes     # classes: all summed
+        levels = None if not n_levelled else levelled.take(column).reshape(-1)
+        if levels is not None and levels.take(pair).any():       # categorical pairs:
+            levels = levels.take(pair)                            # their levels ordered
+            weighted = np.ones(B, dtype=bool) if rows_in is None else rows_in > 0
+            weight = g.crit.weight(_left_sums(left, n_bin, from_count, g.crit).T)
+            raw = None if classes else np.bincount(
+                bins, _broadcast_rows(along(g.w * g.y), S), minlength=B)
+            order = _levels_by_response(left, weight, raw, pair, levels, weighted)
+            smallest = np.minimum.reduceat(np.where(weighted, np.arange(B), B), starts)
+            position = np.empty(B, dtype=np.intp)                # each bin's new place
+            position[order] = np.arange(B)
+            smallest = position.take(smallest.clip(max=B - 1))   # the smallest weighted
+            n_bin, occupied, left = n_bin.take(order), occupied.take(order), left[:, order]
+            levels, weighted = levels.take(order), weighted.take(order)
+            if rows_in is not None: rows_in = rows_in.take(order)
+        else: levels = None
+        n_left = segmented_cumsum(n_bin, sizes, starts=starts)
         np.cumsum(left, axis=1, out=left)                         # restarted per pair:
         before = np.zeros((len(left), len(sizes)), dtype=left.dtype)
         before[:, 1:] = left[:, starts[1:] - 1]
         left -= before.repeat(sizes, axis=1)
         f = pair // S
         n_right = size.take(f) - n_left
-        if g.positive is None: positive_left, positive_right = n_left, n_right
+        if rows_in is None: positive_left, positive_right = n_left, n_right
         else:
-            positive = _broadcast_rows(along(g.positive).astype(float), S)
-            rows_in = np.bincount(bins, positive, minlength=B)   # of positive weight
             positive_left = segmented_cumsum(rows_in, sizes, starts=starts)
             positive_right = positive_left[ends].repeat(sizes) - positive_left
+        if levels is not None:                  # chapter 6's rules: a level without
+            summed = _left_sums(left, n_left, from_count, g.crit).T   # weight goes to
+            w_left = g.crit.weight(summed)                        # the heavier side
+            w_right = g.crit.weight(summed[ends.take(pair)] - summed)   # (ties: the
+            if rows_in is not None:                                     # smallest code's)
+                first_left = np.arange(B) >= smallest.repeat(sizes)
+                default = _left_is_heavier(w_left, w_right, first_left)
+                n_weightless = np.bincount(pair, n_bin * ~weighted, minlength=A * S)
+                shift = np.where(levels, n_weightless.take(pair) * default, 0)
+                n_left, n_right = n_left + shift, n_right - shift
         ok = admissible_cuts(n_left, n_right, positive_left, positive_right,
                              frontier.min_samples_leaf)
-        from_count = frontier.weights_are_one and not classes     # classes: all summed
         layout = frontier._replace(weights_are_one=from_count)
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             totals = frontier.totals[:, at].take(f, axis=1)       # (S, B), as `left`
@@ -678,8 +736,19 @@ def by_values_search(plan, X, rows=None, max_values=BY_VALUES_WIDTH, classes_onl
         code = occupied.take(first) % width                      # the last left value's
         after = occupied.take(np.minimum(first + 1, B - 1)) % width   # the next one's
         shaped = lambda a: a.reshape(A, S)
+        sides = None
+        if levels is not None:                 # the codes each side, the smallest left
+            flip = first < smallest
+            sent = (np.arange(B) <= first.repeat(sizes)) & weighted
+            sent ^= flip.repeat(sizes) & weighted
+            bit = np.left_shift(np.uint64(1), (occupied % width).astype(np.uint64))
+            bits = lambda on: shaped(np.bitwise_or.reduceat(np.where(on, bit, 0), starts))
+            w_l, w_r = w_left.take(first), w_right.take(first)
+            w_sent_left, w_sent_right = np.where(flip, w_r, w_l), np.where(flip, w_l, w_r)
+            sides = (bits(sent), bits(weighted & ~sent),
+                     shaped(_left_is_heavier(w_sent_left, w_sent_right, True)))
         return (shaped(found), shaped(n_left.take(first)), shaped(code), shaped(after),
-                shaped(sizes))
+                shaped(sizes), sides)
 
     def search(g, rows, stats, counts, frontier, units, best, where, tree=None):
         n_nodes = len(counts)
@@ -695,9 +764,16 @@ def by_values_search(plan, X, rows=None, max_values=BY_VALUES_WIDTH, classes_onl
         span = lambda a0, a1: slice(offset[a0], offset[a1 - 1] + size[a1 - 1])
         cut, thresholds = np.zeros((D, A), dtype=np.intp), np.zeros((D, n_nodes))
         searched = np.zeros((D, n_nodes), dtype=bool)
+        bits = np.zeros((2, D, A) if n_levelled else (2, 0, 0), dtype=np.uint64)
+        defaults = np.zeros(bits.shape[1:], dtype=bool)          # categorical columns:
 
-        def write(slot_feature, nodes, found, n_left, code, after):
-            "Write the results of the (slot, node) pairs, (S, A') each, for `nodes`."
+        def write(slot_feature, nodes, found, n_left, code, after, sides):
+            """Write the results of the (slot, node) pairs, (S, A') each, for `nodes`
+            (`sides`: `count`'s, (A', S) first)."""
+            if sides is not None:                       # the codes left, right, and the
+                bits[0, slot_feature, nodes] = sides[0].T       # side of the others
+                bits[1, slot_feature, nodes] = sides[1].T
+                defaults[slot_feature, nodes] = sides[2].T
             where_nodes = active[nodes]
             best[slot_feature, where_nodes] = found
             where[slot_feature, where_nodes] = frontier.starts[where_nodes] + n_left - 1
@@ -705,6 +781,28 @@ def by_values_search(plan, X, rows=None, max_values=BY_VALUES_WIDTH, classes_onl
             thresholds[slot_feature, where_nodes] = midpoints(lower, upper)
             cut[slot_feature, nodes] = code
             searched[slot_feature, where_nodes] = True
+
+        def results():
+            "What the search returns, the categorical columns' splits as level tables."
+            found, level_sides = {}, None
+            if n_levelled:                                # the routes: every code's side
+                level_sides = (levelled, bits[0] | np.where(defaults, ~bits[1], 0))
+                js = list(plan.categorical)               # tables of levels, one a column
+                level = np.nan_to_num(values[js], nan=g.n_levels).astype(np.intp)
+                tables = np.zeros((2, len(js), n_nodes, g.n_levels + 1), dtype=bool)
+                column, node = np.arange(len(js))[:, None, None], active[None, :, None]
+                shift = np.arange(width, dtype=np.uint64)
+                tables[:, column, node, level[:, None]] = bits[:, js, :, None] >> shift & 1
+                left, right = tables[..., :-1]            # (a code past the last: dropped)
+                default = np.zeros((len(js), n_nodes), dtype=bool)
+                default[:, active] = defaults[js]
+                impurity = np.where(searched[js], best[js], np.inf)
+                for c, j in enumerate(js):
+                    found[j] = NodeSplits(impurity[c], partial(
+                        _level_split, left[c], right[c], default[c], impurity[c]),
+                        (left[c], right[c], default[c]))
+            cuts = ValueCuts(active, kept, rows, at_position, cut, codes, level_sides)
+            return searched, thresholds, cuts, found
 
         if g.max_features is None:                             # every column, in blocks
             per_chunk = max(1, int(table_bins) // (min(block, D) * width))   # a table's
@@ -723,13 +821,13 @@ def by_values_search(plan, X, rows=None, max_values=BY_VALUES_WIDTH, classes_onl
                 for lo in range(0, D, block):
                     keys = keyed[lo:lo + block]
                     keys = keys.copy() if every_row else keys.take(row, axis=1)
-                    found, n_left, code, after, _ = count(
+                    js = np.arange(lo, lo + len(keys))
+                    found, n_left, code, after, _, sides = count(
                         g, keys, node, a1 - a0, size[a0:a1], active[a0:a1], along,
-                        frontier, units)
-                    js = np.arange(lo, lo + len(keys))[:, None]
-                    write(js, np.arange(a0, a1), found.T, n_left.T, code.T, after.T)
-            return searched, thresholds, ValueCuts(active, kept, rows, at_position, cut,
-                                                   codes)
+                        frontier, units, np.broadcast_to(js, (a1 - a0, len(js))))
+                    write(js[:, None], np.arange(a0, a1), found.T, n_left.T, code.T,
+                          after.T, sides)
+            return results()
         trees = None if tree is None else tree[active]  # drawn as `_features_to_search`
         uniform = _per_tree(g, trees, A, lambda rng, nodes, k: rng.random((k, D)))
         ranked = uniform.argsort(axis=1)             # each node's columns, in its order
@@ -749,15 +847,14 @@ def by_values_search(plan, X, rows=None, max_values=BY_VALUES_WIDTH, classes_onl
                 keys += (np.arange(S) * width)[:, None]
                 along = lambda a: (stats.take(positions, axis=1) if a is None
                                    else a.take(row))
-                found, n_left, code, after, distinct = count(
+                found, n_left, code, after, distinct, sides = count(
                     g, keys, node, len(nodes), size[nodes], active[nodes], along,
-                    frontier, units)
-                write(slots, nodes, found.T, n_left.T, code.T, after.T)
+                    frontier, units, slots.T)
+                write(slots, nodes, found.T, n_left.T, code.T, after.T, sides)
                 stuck = (distinct == 1).all(axis=1)               # every slot constant
                 nodes, step = nodes[stuck], step + S
                 positions = positions[np.isin(at_position.take(positions), nodes)]
-        cuts = ValueCuts(active, kept, rows, at_position, cut, codes)
-        return searched, thresholds, cuts
+        return results()
     return search
 
 COUNTING = replace(COUNTING, by_values=by_values_search)  # and without orders if it may

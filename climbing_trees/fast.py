@@ -197,7 +197,7 @@ def class_counts_left(y, n_classes, counts, first=0):
     return left_sums
 
 def search_without_orders(g, rows, stats, counts, frontier, units, best, where, tree=None):
-    "The search of a growth without orders (random thresholds, numeric columns without missing values), with `_features_to_search`'s draws from the same generators: each searchable node's first `max_features` drawn features (all if None) in slots, one (slot, node) value per row gathered from X's columns once for its range, its threshold and its cut; a node whose slots are all constant draws on, one feature at a time, into slot 0. Writes i(s) into `best` and positions into `where`; returns the searched pairs and the thresholds, (D, F) each, and the slots. `rows`: the frontier's rows grouped by node, `stats` their statistics (from the second on if the weights are 1)."
+    "The search of a growth without orders (random thresholds, numeric columns without missing values), with `_features_to_search`'s draws from the same generators: each searchable node's first `max_features` drawn features (all if None) in slots, one (slot, node) value per row gathered from X's columns once for its range, its threshold and its cut; a node whose slots are all constant draws on, one feature at a time, into slot 0. Writes i(s) into `best` and positions into `where`; returns the searched pairs and the thresholds, (D, F) each, the slots, and the splits of node-searched columns (none here: {}). `rows`: the frontier's rows grouped by node, `stats` their statistics (from the second on if the weights are 1)."
     n_nodes, D = len(counts), g.n_features
     active = np.flatnonzero(frontier.searchable)
     def keys_and_uniforms(rng, nodes, k):      # each searchable node draws, as in `_features_to_search`: D keys that rank
@@ -251,7 +251,7 @@ def search_without_orders(g, rows, stats, counts, frontier, units, best, where, 
     best[feature, active], where[feature, active] = lowest_cut, last_left - offset + frontier.starts[active]
     searched, thresholds = np.zeros((D, n_nodes), dtype=bool), np.zeros((D, n_nodes))
     searched[feature, active], thresholds[feature, active] = useful, threshold
-    return searched, thresholds, _Slots(active, size, offset, feature, sides)
+    return searched, thresholds, _Slots(active, size, offset, feature, sides), {}
 
 class _Slots(NamedTuple):
     "What `_search_without_orders` found, kept to route the rows: the searched nodes, their sizes and starts among their rows, each slot's feature and the side of each of its values."

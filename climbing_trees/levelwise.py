@@ -210,7 +210,7 @@ class Tuning:
     counting_bins_per_row: float = 0.0               # ... a column counted at a depth while its bins are at most this many per row...
     counting_from: int = 0                           # ... and the depth's counted (row, column) entries at least this many
     levels: Callable | None = None                   # (growth) -> its categorical columns' search, a depth at once (chapter 11); None: by node
-    by_values: Callable | None = None                # (plan, X, rows) -> a search without orders of few-valued columns (chapter 11)
+    by_values: Callable | None = None                # (plan, X, rows) -> a search without orders of few-valued and categorical columns (chapter 11)
 
 PLAIN = Tuning()
 
@@ -320,7 +320,7 @@ def _search_frontier(g, orders, counts, depth, tree=None, bounds=None):
     if not g.sorted and searchable.any():                               # no orders (drawn thresholds, or counted): a search of its own
         frontier = frontier_layout(counts, node_stats, g.crit, searchable, g.rules.min_samples_leaf, g.rules.min_weight_leaf,
                                    g.children_rule, True, g.weights_are_one, in_units, weight, positions=False, starts=starts)
-        searched, threshold, slots = g.without_orders(g, orders[0], position_stats, counts, frontier, units, best, where, tree)
+        searched, threshold, slots, found = g.without_orders(g, orders[0], position_stats, counts, frontier, units, best, where, tree)
         best[~searched] = np.inf
     elif searchable.any():
         searched, threshold, n_missing, missing_left = _features_to_search(g, orders, counts, searchable, tree, starts)

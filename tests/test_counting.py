@@ -474,3 +474,48 @@ def test_small_codes_and_trees_at_awkward_values():
         b = grow_levelwise(X, y, criterion, None, 3, tuning=sorted_tuning)
         assert tree_differences(replace(a, value=b.value, impurity=b.impurity), b) == []
         assert np.allclose(a.value, b.value) and a.node_count > 5
+
+
+def test_categorical_columns_grow_without_orders_the_sorted_trees():
+    "Categorical columns (two classes, or regression when every column is categorical) grow without orders, their levels ordered by mean response in every node: forests of bootstrap trees with all columns, a few or one drawn per node, all nodes at once or a few at a time, and zero weights (levels without weight) are the sorted grower's trees. Three classes, a numeric column in a regression, or a missing value keep the orders."
+    from dataclasses import replace
+    from functools import partial
+    from climbing_trees.counting import COUNTING, by_values_search
+    from climbing_trees.forests import grow_trees, trees_orders
+    from climbing_trees.tree import tree_differences
+    rng = np.random.default_rng(3)
+    n, levels = 500, [3, 2, 5, 10, 3]                               # solder's shape: five factors
+    X = np.column_stack([rng.integers(0, k, n) for k in levels]).astype(float)
+    effect = [rng.normal(0, 1, k) for k in levels]
+    y_count = rng.poisson(np.exp(sum(e[X[:, j].astype(int)] for j, e in enumerate(effect)) / 2)).astype(float)
+    y_class = (y_count > np.median(y_count)).astype(int)
+    categorical = tuple(range(len(levels)))
+    _, _, _, plan = plan_growth(X, y_count, "squared_error", None, categorical=categorical)
+    assert trees_orders(replace(plan, tuning=COUNTING), X) is None
+    X_mixed = np.column_stack([X, rng.random(n)])                   # a continuous column: sorted
+    _, _, _, mixed = plan_growth(X_mixed, y_count, "squared_error", None, categorical=categorical)
+    assert by_values_search(mixed, X_mixed) is None
+    _, _, _, three = plan_growth(X, y_class + (y_count > 3), "gini", None, 3, categorical=categorical)
+    assert by_values_search(three, X) is None
+    X_nan = X.copy()
+    X_nan[0, 0] = np.nan
+    _, _, _, holes = plan_growth(X_nan, y_count, "squared_error", None, categorical=categorical)
+    assert by_values_search(holes, X_nan) is None
+    weights = np.array([np.bincount(rng.integers(0, n, n), minlength=n) for _ in range(5)], dtype=float)
+    zeros = weights * (rng.random(weights.shape) < 0.9)             # some rows, and levels, weigh nothing
+    sorted_tuning = replace(COUNTING, by_values=None)
+    in_groups = replace(COUNTING, by_values=partial(by_values_search, table_bins=300))
+    cases = [("squared_error", y_count, None, weights), ("gini", y_class, 2, weights), ("entropy", y_class, 2, zeros),
+             ("squared_error", y_count, None, zeros)]
+    grown = 0
+    for criterion, y, k, w in cases:
+        for max_features, tuning in ((None, None), (2, None), (1, None), (None, in_groups), (2, in_groups)):
+            rules = dict(random_states=range(len(w)), categorical=categorical, max_features=max_features,
+                         min_samples_leaf=2 if max_features == 2 else 1)
+            ours = grow_trees(X, y, criterion, w, k, tuning=tuning, **rules)
+            oracle = grow_trees(X, y, criterion, w, k, tuning=sorted_tuning, **rules)
+            for a, b in zip(ours, oracle):
+                assert tree_differences(replace(a, value=b.value, impurity=b.impurity), b) == []
+                assert np.allclose(a.value, b.value, rtol=1e-10, atol=1e-12)
+                grown += int(np.any(a.categorical))
+    assert grown == len(cases) * 5 * len(weights)                   # every tree split on levels
