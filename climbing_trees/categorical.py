@@ -16,12 +16,12 @@ from .impurity import weighted_absolute_deviation, weighted_median
 from .criteria import ClassificationCriterion, Criterion, Poisson, make_criterion
 
 # %% auto #0
-__all__ = ['MISSING_LEVEL', 'EXHAUSTIVE_MAX_LEVELS', 'MULTICLASS_EXHAUSTIVE_LEVELS', 'UNKNOWN_LEVELS', 'LevelStatistics',
-           'level_codes', 'level_statistics', 'CategoricalSplit', 'make_categorical_split', 'exhaustive_split_curve',
-           'best_exhaustive_split', 'exhaustive_categorical_split', 'one_vs_rest_split', 'response_order',
-           'prefix_split_curve', 'best_prefix_split', 'best_ordered_split', 'ordered_categorical_split',
-           'principal_component_order', 'principal_component_split', 'categorical_column_split', 'column_searches',
-           'DataWarning', 'CategoryEncoder']
+__all__ = ['MISSING_LEVEL', 'EXHAUSTIVE_MAX_LEVELS', 'MULTICLASS_EXHAUSTIVE_LEVELS', 'EXACT_FLOATS', 'UNKNOWN_LEVELS',
+           'LevelStatistics', 'level_codes', 'level_statistics', 'CategoricalSplit', 'make_categorical_split',
+           'exhaustive_split_curve', 'best_exhaustive_split', 'exhaustive_categorical_split', 'one_vs_rest_split',
+           'response_order', 'prefix_split_curve', 'best_prefix_split', 'best_ordered_split',
+           'ordered_categorical_split', 'principal_component_order', 'principal_component_split',
+           'categorical_column_split', 'column_searches', 'DataWarning', 'CategoryEncoder']
 
 # %% ../nbs/06_categorical.ipynb #c9dc9fa5
 MISSING_LEVEL = np.iinfo(np.intp).max   # the code of a node's missing rows (NaN): after every real code, never stored in a split
@@ -332,6 +332,26 @@ def _sorted_levels(values):
     try: distinct = sorted(distinct)
     except TypeError: distinct = sorted(distinct, key=lambda v: (type(v).__name__, str(v)))
     return np.array(distinct, dtype=object)
+EXACT_FLOATS = 2.0 ** 53     # integers smaller than this in size are exact as floats
+
+def _known_numbers(column):
+    "The values of a column of numbers (a numeric dtype, not bool) that are not missing, in their dtype; None for any other column, or for integers too large to be exact as floats. (Their levels need no objects: `np.unique` sorts them.)"
+    values = np.asarray(column)
+    if values.dtype.kind not in "iuf" or not len(values): return None
+    if values.dtype.kind == "f": return values[~np.isnan(values)]
+    return values if -EXACT_FLOATS < values.min() and values.max() < EXACT_FLOATS else None
+
+def _numbers_coded(out, column, levels, kinds):
+    "Write into `out` the codes of a column of numbers among `levels`, numbers in increasing order (-1 where a value is none of them, NaN where it is missing), and return True; return False and write nothing for any other column or levels."
+    if kinds != {"number"} or _known_numbers(column) is None: return False
+    table = np.asarray(levels, dtype=float)
+    if not ((table[1:] > table[:-1]).all() and np.abs(table).max() < EXACT_FLOATS): return False
+    x = np.asarray(column, dtype=float)
+    code = np.searchsorted(table, x).clip(max=len(table) - 1)
+    out[:] = np.where(table.take(code) == x, code, -1)
+    out[np.isnan(x)] = np.nan
+    return True
+
 
 # %% ../nbs/06_categorical.ipynb #a7c1d0e3
 #| code-fold: true
@@ -475,12 +495,14 @@ class CategoryEncoder:
         self.categorical_ = _chosen_columns(self.categorical_features, columns, names)
         self.levels_, self.kinds_ = {}, {}
         for j in self.categorical_:
-            column = columns[j]
+            column, numbers = columns[j], _known_numbers(columns[j])
             if isinstance(column, pd.Series) and isinstance(column.dtype, pd.CategoricalDtype):
                 self.levels_[j] = np.asarray(column.cat.categories, dtype=object)
+            elif numbers is not None: self.levels_[j] = np.unique(numbers).astype(object)
             else: self.levels_[j] = _sorted_levels(column)
             self.kinds_[j] = frozenset(map(_kind, self.levels_[j]))
-            n_known, n_seen = int((~_is_missing(column)).sum()), len(pd.unique(np.asarray(column, dtype=object)[~_is_missing(column)]))
+            if numbers is not None: n_known, n_seen = len(numbers), len(np.unique(numbers))
+            else: n_known, n_seen = int((~_is_missing(column)).sum()), len(pd.unique(np.asarray(column, dtype=object)[~_is_missing(column)]))
             if n_seen >= 20 and n_seen > n_known / 2:
                 warnings.warn(f"categorical column {self._name(j)} has {n_seen} levels among {n_known} values: most levels are "
                               "seen once or twice, and a split on them learns little that holds on new data (an identifier? "
@@ -505,9 +527,10 @@ class CategoryEncoder:
             if j not in self.levels_:
                 encoded[:, j] = _numeric_column(column, self._name(j))
                 continue
-            values = np.asarray(column, dtype=object)
-            encoded[:, j] = pd.Index(self.levels_[j]).get_indexer(values)
-            encoded[_is_missing(values), j] = np.nan
+            if not _numbers_coded(encoded[:, j], column, self.levels_[j], self.kinds_[j]):
+                values = np.asarray(column, dtype=object)
+                encoded[:, j] = pd.Index(self.levels_[j]).get_indexer(values)
+                encoded[_is_missing(values), j] = np.nan
             new = encoded[:, j] == -1
             if new.any():
                 self._check_kinds(j, column, new)

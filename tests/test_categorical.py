@@ -530,3 +530,27 @@ def test_encoder_accepts_a_boolean_mask():
     assert CategoryEncoder(np.array(mask)).fit(table).categorical_ == [0, 1, 3]
     np.testing.assert_array_equal(CategoryEncoder(mask).fit_transform(table), CategoryEncoder([0, 1, 3]).fit_transform(table))
     assert CategoryEncoder([False] * 2).fit(np.ones((3, 2))).categorical_ == []
+
+
+def test_numeric_columns_are_coded_as_their_objects_are():
+    "A categorical column of numbers is coded without objects (`np.unique`, `np.searchsorted`): the same levels, kinds and codes as the same values given as objects (the general path), with NaN, negatives, -0.0, integers, values unseen at transform, integers past 2**53 (the general path) and a categorical dtype whose numeric categories are not sorted."
+    import warnings
+    from climbing_trees.categorical import CategoryEncoder
+    rng = np.random.default_rng(2)
+    floats = rng.choice([-2.5, -0.0, 0.0, 1.0, 7.25, np.nan], 200)
+    ints = rng.integers(-3, 9, 200)
+    huge = 2 ** 60 + 2 * rng.integers(0, 4, 200)                    # past 2**53: floats would merge them
+    X = np.column_stack([floats, ints]).astype(float)
+    for fit_X, new_X in ((X, X + np.where(rng.random(X.shape) < 0.1, 0.5, 0.0)),   # some values unseen at transform
+                         (ints[:, None], ints[:, None] + 1), (huge[:, None], huge[:, None])):
+        fast, general = CategoryEncoder([0]).fit(fit_X), CategoryEncoder([0]).fit(fit_X.astype(object))
+        assert [list(fast.levels_[0])] == [list(general.levels_[0])] and fast.kinds_ == general.kinds_
+        assert [type(v) for v in fast.levels_[0]] == [type(v) for v in general.levels_[0]]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")                          # the unseen values' warning, alike
+            a, b = fast.transform(new_X), general.transform(new_X.astype(object))
+        assert np.array_equal(a, b, equal_nan=True)
+    assert len(CategoryEncoder([0]).fit(huge[:, None]).levels_[0]) == 4
+    frame = pd.DataFrame({"c": pd.Categorical(ints, categories=[8, 3, -3, 0, 1, 2, 4, 5, 6, 7, -1, -2])})
+    encoder = CategoryEncoder(["c"]).fit(frame)
+    assert np.array_equal(encoder.transform(frame)[:, 0], [list(encoder.levels_[0]).index(v) for v in ints])
