@@ -26,7 +26,7 @@ __all__ = ['BLOCK_KEYS', 'SPARSE_BELOW', 'EXHAUSTIVE_BLOCK', 'LEVEL_BINS', 'LEVE
            'ALMOST_INF', 'counted_split_curve', 'counted_column_split', 'value_codes', 'Histograms', 'count_histograms',
            'cumulative_values', 'histogram_splits', 'depth_histogram_splits', 'recentre', 'subtract_siblings',
            'exhaustive_pairs', 'level_groups', 'levels_search', 'counting_search', 'small_codes', 'ValueCuts',
-           'by_values_search', 'bin_thresholds', 'Binning', 'fit_binning', 'unbin_tree']
+           'LevelBits', 'by_values_search', 'bin_thresholds', 'Binning', 'fit_binning', 'unbin_tree']
 
 # %% ../nbs/11_counting.ipynb #cea47ef4
 def counted_split_curve(x, y, sample_weight, criterion, n_classes=None, min_samples_leaf=1, min_weight_leaf=0.0):
@@ -588,6 +588,19 @@ class ValueCuts(NamedTuple):
         out[self.kept] = left
         return out
 
+class LevelBits:
+    """A categorical column's sets of levels, one a node, as bits (bit c: code c), read
+    as the (F, L) table of levels they stand for: `bits[at]` gives its rows at `at`."""
+    def __init__(self, bits, level, n_levels):
+        self.bits, self.n_levels = bits, n_levels
+        self.level = level                   # each code's level (n_levels: none)
+    def __getitem__(self, at):
+        codes = np.arange(len(self.level), dtype=np.uint64)
+        out = np.zeros(np.shape(self.bits[at]) + (self.n_levels + 1,), dtype=bool)
+        out[..., self.level] = self.bits[at][..., None] >> codes & 1
+        return out[..., :-1]
+
+
 # %% ../nbs/11_counting.ipynb #5320cf46
 def _in_row_order(stats, rows):
     "Statistics (S, n) given along `rows`, a permutation of the n rows, in row order."
@@ -595,16 +608,15 @@ def _in_row_order(stats, rows):
     out[:, rows] = stats
     return out
 
-def _levels_by_response(per_bin, weight, raw, pair, levels, weighted):
-    """The order of the bins (grouped by `pair`) that puts those of a categorical
-    column (`levels`) in the order of their mean response within their pair, as
-    chapter 6 orders levels: ties by code, levels without weight last. Other bins
-    keep their order. The response: `raw` / `weight` (regression: the sums of w y),
-    else the share of the last class, `per_bin[-1]` (two classes)."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        response = (per_bin[-1] if raw is None else raw) / weight
-    key = np.where(levels, np.where(weighted, response, np.inf), np.arange(len(pair)))
-    return np.lexsort((key, pair))                  # stable: ties keep the code order
+def _levels_by_response(response, pair, at, weighted):
+    """The order of the bins (grouped by `pair`) that puts the bins `at` in the order
+    of their mean `response` (given there) within their pair, as chapter 6 orders a
+    categorical column's levels: ties by code, levels without weight last. The other
+    bins keep their places."""
+    order = np.arange(len(pair))
+    key = np.where(weighted.take(at), response, np.inf)
+    order[at] = at.take(np.lexsort((key, pair.take(at))))   # stable: ties by code
+    return order
 
 def by_values_search(plan, X, rows=None, max_values=BY_VALUES_WIDTH, classes_only=True,
                      table_bins=BY_VALUES_TABLE):
@@ -617,7 +629,8 @@ def by_values_search(plan, X, rows=None, max_values=BY_VALUES_WIDTH, classes_onl
     and returns the searched pairs, their thresholds (D, F) and the `ValueCuts` that
     route the rows, and the `NodeSplits` of its categorical columns: their levels are
     ordered by their mean response in each node, as chapter 6 orders them. None where
-    it does not apply: drawn thresholds, constrained columns, missing values, a
+    it does not apply: drawn thresholds on a numeric column (extra trees whose columns
+    are all categorical draw none), constrained columns, missing values, a
     criterion without sums or with a rule of its own for the children, several
     outputs, a column with more than `max_values` values, categorical columns with
     more than two classes, or, if `classes_only`, regression on a numeric column
@@ -629,8 +642,10 @@ def by_values_search(plan, X, rows=None, max_values=BY_VALUES_WIDTH, classes_onl
     constrained = plan.monotonic_cst is not None and any(plan.monotonic_cst)
     n_levelled = len(plan.categorical)
     numeric_regression = not classes and n_levelled < X.shape[1]
-    if ((classes_only and numeric_regression) or plan.splitter != "best" or constrained
-            or not crit.sufficient_statistics or crit.children_rule or plan.n_outputs > 1
+    drawn = plan.splitter != "best" and n_levelled < X.shape[1]   # thresholds drawn
+    if ((classes_only and numeric_regression) or drawn or constrained
+            or not crit.sufficient_statistics or crit.children_rule
+            or plan.n_outputs > 1
             or (n_levelled and classes and plan.n_classes > 2)): return None
     coded = small_codes(X, max_values)
     if coded is None: return None
@@ -687,17 +702,24 @@ def by_values_search(plan, X, rows=None, max_values=BY_VALUES_WIDTH, classes_onl
         if levels is not None and levels.take(pair).any():       # categorical pairs:
             levels = levels.take(pair)                            # their levels ordered
             weighted = np.ones(B, dtype=bool) if rows_in is None else rows_in > 0
-            weight = g.crit.weight(_left_sums(left, n_bin, from_count, g.crit).T)
-            raw = None if classes else np.bincount(
-                bins, _broadcast_rows(along(g.w * g.y), S), minlength=B)
-            order = _levels_by_response(left, weight, raw, pair, levels, weighted)
             smallest = np.minimum.reduceat(np.where(weighted, np.arange(B), B), starts)
-            position = np.empty(B, dtype=np.intp)                # each bin's new place
-            position[order] = np.arange(B)
-            smallest = position.take(smallest.clip(max=B - 1))   # the smallest weighted
-            n_bin, occupied, left = n_bin.take(order), occupied.take(order), left[:, order]
-            levels, weighted = levels.take(order), weighted.take(order)
-            if rows_in is not None: rows_in = rows_in.take(order)
+            ordered = np.flatnonzero(levels & (sizes.take(pair) > 2))   # (two levels
+            if len(ordered):                     # make one cut either way) by the mean
+                summed = _left_sums(left[:, ordered], n_bin.take(ordered), from_count,
+                                    g.crit)      # response: w y, or the last class's
+                wy = None if classes else _broadcast_rows(along(g.w * g.y), S)
+                response = (summed[-1] if classes else     # weight, over w
+                            np.bincount(bins, wy, minlength=B).take(ordered))
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    response = response / g.crit.weight(summed.T)
+                order = _levels_by_response(response, pair, ordered, weighted)
+                position = np.empty(B, dtype=np.intp)            # each bin's new place
+                position[order] = np.arange(B)
+                smallest = position.take(smallest.clip(max=B - 1))   # smallest weighted
+                n_bin, occupied = n_bin.take(order), occupied.take(order)
+                left = left[:, order]
+                levels, weighted = levels.take(order), weighted.take(order)
+                if rows_in is not None: rows_in = rows_in.take(order)
         else: levels = None
         n_left = segmented_cumsum(n_bin, sizes, starts=starts)
         np.cumsum(left, axis=1, out=left)                         # restarted per pair:
@@ -714,7 +736,7 @@ def by_values_search(plan, X, rows=None, max_values=BY_VALUES_WIDTH, classes_onl
             summed = _left_sums(left, n_left, from_count, g.crit).T   # weight goes to
             w_left = g.crit.weight(summed)                        # the heavier side
             w_right = g.crit.weight(summed[ends.take(pair)] - summed)   # (ties: the
-            if rows_in is not None:                                     # smallest code's)
+            if rows_in is not None:                                   # smallest code's)
                 first_left = np.arange(B) >= smallest.repeat(sizes)
                 default = _left_is_heavier(w_left, w_right, first_left)
                 n_weightless = np.bincount(pair, n_bin * ~weighted, minlength=A * S)
@@ -742,9 +764,11 @@ def by_values_search(plan, X, rows=None, max_values=BY_VALUES_WIDTH, classes_onl
             sent = (np.arange(B) <= first.repeat(sizes)) & weighted
             sent ^= flip.repeat(sizes) & weighted
             bit = np.left_shift(np.uint64(1), (occupied % width).astype(np.uint64))
-            bits = lambda on: shaped(np.bitwise_or.reduceat(np.where(on, bit, 0), starts))
+            bits = lambda on: shaped(np.bitwise_or.reduceat(np.where(on, bit, 0),
+                                                            starts))
             w_l, w_r = w_left.take(first), w_right.take(first)
-            w_sent_left, w_sent_right = np.where(flip, w_r, w_l), np.where(flip, w_l, w_r)
+            w_sent_left = np.where(flip, w_r, w_l)
+            w_sent_right = np.where(flip, w_l, w_r)
             sides = (bits(sent), bits(weighted & ~sent),
                      shaped(_left_is_heavier(w_sent_left, w_sent_right, True)))
         return (shaped(found), shaped(n_left.take(first)), shaped(code), shaped(after),
@@ -785,25 +809,26 @@ def by_values_search(plan, X, rows=None, max_values=BY_VALUES_WIDTH, classes_onl
         def results():
             "What the search returns, the categorical columns' splits as level tables."
             found, level_sides = {}, None
-            if n_levelled:                                # the routes: every code's side
+            if n_levelled:                               # the routes: every code's side
                 level_sides = (levelled, bits[0] | np.where(defaults, ~bits[1], 0))
-                js = list(plan.categorical)               # tables of levels, one a column
-                level = np.nan_to_num(values[js], nan=g.n_levels).astype(np.intp)
-                tables = np.zeros((2, len(js), n_nodes, g.n_levels + 1), dtype=bool)
-                column, node = np.arange(len(js))[:, None, None], active[None, :, None]
-                shift = np.arange(width, dtype=np.uint64)
-                tables[:, column, node, level[:, None]] = bits[:, js, :, None] >> shift & 1
-                left, right = tables[..., :-1]            # (a code past the last: dropped)
-                default = np.zeros((len(js), n_nodes), dtype=bool)
-                default[:, active] = defaults[js]
-                impurity = np.where(searched[js], best[js], np.inf)
-                for c, j in enumerate(js):
-                    found[j] = NodeSplits(impurity[c], partial(
-                        _level_split, left[c], right[c], default[c], impurity[c]),
-                        (left[c], right[c], default[c]))
+            for j in plan.categorical:     # tables of levels, read for the nodes
+                level = np.nan_to_num(values[j], nan=g.n_levels).astype(np.intp)
+                sides = np.zeros((2, n_nodes), dtype=np.uint64)    # split on j only
+                sides[:, active] = bits[:, j]
+                left, right = (LevelBits(s, level, g.n_levels) for s in sides)
+                default = np.zeros(n_nodes, dtype=bool)
+                default[active] = defaults[j]
+                impurity = np.where(searched[j], best[j], np.inf)
+                make = partial(_level_split, left, right, default, impurity)
+                found[j] = NodeSplits(impurity, make, (left, right, default))
             cuts = ValueCuts(active, kept, rows, at_position, cut, codes, level_sides)
             return searched, thresholds, cuts, found
 
+        trees = None if tree is None else tree[active]  # as `_features_to_search`:
+        uniform = (None if g.max_features is None else  # the columns, then thresholds,
+                   _per_tree(g, trees, A, lambda rng, nodes, k: rng.random((k, D))))
+        if g.splitter == "random":                        # which categorical columns
+            _per_tree(g, trees, A, lambda rng, nodes, k: rng.random((D, k)).T)  # ignore
         if g.max_features is None:                             # every column, in blocks
             per_chunk = max(1, int(table_bins) // (min(block, D) * width))   # a table's
             every_row = len(rows) == g.n_samples and per_chunk >= A     # then read in
@@ -828,8 +853,6 @@ def by_values_search(plan, X, rows=None, max_values=BY_VALUES_WIDTH, classes_onl
                     write(js[:, None], np.arange(a0, a1), found.T, n_left.T, code.T,
                           after.T, sides)
             return results()
-        trees = None if tree is None else tree[active]  # drawn as `_features_to_search`
-        uniform = _per_tree(g, trees, A, lambda rng, nodes, k: rng.random((k, D)))
         ranked = uniform.argsort(axis=1)             # each node's columns, in its order
         m = g.max_features
         per_chunk = max(1, int(table_bins) // (m * width))        # nodes a table

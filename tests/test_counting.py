@@ -477,7 +477,7 @@ def test_small_codes_and_trees_at_awkward_values():
 
 
 def test_categorical_columns_grow_without_orders_the_sorted_trees():
-    "Categorical columns (two classes, or regression when every column is categorical) grow without orders, their levels ordered by mean response in every node: forests of bootstrap trees with all columns, a few or one drawn per node, all nodes at once or a few at a time, and zero weights (levels without weight) are the sorted grower's trees. Three classes, a numeric column in a regression, or a missing value keep the orders."
+    "Categorical columns (two classes, or regression when every column is categorical) grow without orders, their levels ordered by mean response in every node: forests of bootstrap trees with all columns, a few or one drawn per node, all nodes at once or a few at a time, zero weights (levels without weight), and extra trees (their draws of thresholds, unused, kept in step) are the sorted grower's trees. Three classes, a numeric column in a regression, or a missing value keep the orders."
     from dataclasses import replace
     from functools import partial
     from climbing_trees.counting import COUNTING, by_values_search
@@ -505,13 +505,17 @@ def test_categorical_columns_grow_without_orders_the_sorted_trees():
     zeros = weights * (rng.random(weights.shape) < 0.9)             # some rows, and levels, weigh nothing
     sorted_tuning = replace(COUNTING, by_values=None)
     in_groups = replace(COUNTING, by_values=partial(by_values_search, table_bins=300))
-    cases = [("squared_error", y_count, None, weights), ("gini", y_class, 2, weights), ("entropy", y_class, 2, zeros),
-             ("squared_error", y_count, None, zeros)]
+    ones = np.ones_like(weights)                                     # extra trees: every row, no threshold drawn
+    cases = [("squared_error", y_count, None, weights, "best"), ("gini", y_class, 2, weights, "best"),
+             ("entropy", y_class, 2, zeros, "best"), ("squared_error", y_count, None, zeros, "best"),
+             ("squared_error", y_count, None, ones, "random"), ("gini", y_class, 2, zeros, "random")]
+    _, _, _, extra = plan_growth(X, y_count, "squared_error", None, categorical=categorical, splitter="random")
+    assert by_values_search(extra, X) is not None and by_values_search(replace(mixed, splitter="random"), X_mixed) is None
     grown = 0
-    for criterion, y, k, w in cases:
+    for criterion, y, k, w, splitter in cases:
         for max_features, tuning in ((None, None), (2, None), (1, None), (None, in_groups), (2, in_groups)):
             rules = dict(random_states=range(len(w)), categorical=categorical, max_features=max_features,
-                         min_samples_leaf=2 if max_features == 2 else 1)
+                         min_samples_leaf=2 if max_features == 2 else 1, splitter=splitter)
             ours = grow_trees(X, y, criterion, w, k, tuning=tuning, **rules)
             oracle = grow_trees(X, y, criterion, w, k, tuning=sorted_tuning, **rules)
             for a, b in zip(ours, oracle):
