@@ -593,7 +593,7 @@ class LevelBits:
     as the (F, L) table of levels they stand for: `bits[at]` gives its rows at `at`."""
     def __init__(self, bits, level, n_levels):
         self.bits, self.n_levels = bits, n_levels
-        self.level = level                   # each code's level (n_levels: none)
+        self.level = level                   # each code's level (-1: none)
     def __getitem__(self, at):
         codes = np.arange(len(self.level), dtype=np.uint64)
         out = np.zeros(np.shape(self.bits[at]) + (self.n_levels + 1,), dtype=bool)
@@ -661,6 +661,8 @@ def by_values_search(plan, X, rows=None, max_values=BY_VALUES_WIDTH, classes_onl
         keyed += (np.arange(D) % block * width).astype(keyed.dtype)[:, None]
     levelled = np.zeros(D, dtype=bool)                            # categorical columns
     levelled[list(plan.categorical)] = True
+    level = np.full(values.shape, -1, dtype=np.intp)      # their codes' levels (-1: no
+    level[levelled] = np.nan_to_num(values[levelled], nan=-1)  # code)
 
     def count(g, keys, node, A, size, at, along, frontier, units, column):
         """Count the entries `keys` (S, n), s W + code in slot s, of `A` nodes (`node`:
@@ -811,16 +813,15 @@ def by_values_search(plan, X, rows=None, max_values=BY_VALUES_WIDTH, classes_onl
             found, level_sides = {}, None
             if n_levelled:                               # the routes: every code's side
                 level_sides = (levelled, bits[0] | np.where(defaults, ~bits[1], 0))
-            for j in plan.categorical:     # tables of levels, read for the nodes
-                level = np.nan_to_num(values[j], nan=g.n_levels).astype(np.intp)
-                sides = np.zeros((2, n_nodes), dtype=np.uint64)    # split on j only
-                sides[:, active] = bits[:, j]
-                left, right = (LevelBits(s, level, g.n_levels) for s in sides)
-                default = np.zeros(n_nodes, dtype=bool)
-                default[active] = defaults[j]
-                impurity = np.where(searched[j], best[j], np.inf)
-                make = partial(_level_split, left, right, default, impurity)
-                found[j] = NodeSplits(impurity, make, (left, right, default))
+                sides = np.zeros((2, D, n_nodes), dtype=np.uint64)  # tables of levels,
+                sides[..., active] = bits               # read only for the nodes split
+                default = np.zeros((D, n_nodes), dtype=bool)     # on each column
+                default[:, active] = defaults
+                impurity = np.where(searched, best, np.inf)
+            for j in plan.categorical:
+                left, right = (LevelBits(s, level[j], g.n_levels) for s in sides[:, j])
+                make = partial(_level_split, left, right, default[j], impurity[j])
+                found[j] = NodeSplits(impurity[j], make, (left, right, default[j]))
             cuts = ValueCuts(active, kept, rows, at_position, cut, codes, level_sides)
             return searched, thresholds, cuts, found
 
