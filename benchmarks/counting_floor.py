@@ -14,7 +14,10 @@ Left out: the tie rule across features and its tolerance, every stopping rule bu
 missing values, categories, the tree's arrays, input checks, centred sums. It grows as many nodes as the library does
 (printed). So its time is below what any fit of this algorithm in numpy costs, by the amount of what it leaves out. On
 solder it cuts the level codes as numbers, as scikit-learn does: a native categorical search orders the levels first,
-so it does more, and the floor is a floor under it too. On the 100k columns it is no floor: deep in those trees the
+so it does more, and the floor is a floor under it too. The rows marked "by levels" order each node's levels by their
+mean response first (`levels=True`), as the native search does, less chapter 6's rules for ties, levels without weight
+and the default side: the floor of the categorical search itself. Extra trees on categorical columns draw no
+threshold, so their floor is that grower on every row of every tree. On the 100k columns it is no floor: deep in those trees the
 bins are many for the rows, where the sorted sweep wins (chapter 11), and the library mixes the two.
 
 Printed side by side, best of `repeats`, interleaved, on one pinned core: scikit-learn, ours (the estimators), the lean
@@ -29,18 +32,20 @@ if any(os.environ.get(v) != "1" for v in THREAD_VARIABLES):          # before nu
 
 import numpy as np
 from sklearn.datasets import load_digits
-from sklearn.ensemble import RandomForestClassifier as SkForest, RandomForestRegressor as SkForestRegressor
+from sklearn.ensemble import (ExtraTreesRegressor as SkExtraRegressor, RandomForestClassifier as SkForest,
+                              RandomForestRegressor as SkForestRegressor)
 from sklearn.tree import DecisionTreeClassifier as SkClassifier, DecisionTreeRegressor as SkRegressor
 
-from climbing_trees import DecisionTreeClassifier, DecisionTreeRegressor, RandomForestClassifier, RandomForestRegressor
+from climbing_trees import (DecisionTreeClassifier, DecisionTreeRegressor, ExtraTreesRegressor, RandomForestClassifier,
+                            RandomForestRegressor)
 from counting import load_solder, node_count, rounded_data             # the target table's data
 from small_floor import best_of
 
 DENSE_PER_KEY = 4      # the occupied bins are found with a dense table while it has at most this many bins a key
 
 
-def lean_grow(codes, y, weights, n_classes=None, max_features=None, seed=0):
-    "Grow one tree per row of `weights` (T, N) on `codes` (D, N) small integers, all as one frontier: classes 0..K-1 (Gini) if `n_classes`, else squared error on y. `max_features` columns drawn per node. Returns the number of nodes."
+def lean_grow(codes, y, weights, n_classes=None, max_features=None, seed=0, levels=False):
+    "Grow one tree per row of `weights` (T, N) on `codes` (D, N) small integers, all as one frontier: classes 0..K-1 (Gini) if `n_classes`, else squared error on y. `max_features` columns drawn per node. `levels`: the codes are a categorical column's levels, ordered in each node by their mean response (two classes: the second's share) before the cuts, and a row goes left when its level's place in that order is at most the cut's (chapter 6's search, less its rules for ties, weightless levels and the default side). Returns the number of nodes."
     n_features = len(codes)
     tree, row = np.nonzero(weights)                                 # the stacked rows: each (tree, row) of positive weight
     w, ys = weights[tree, row].astype(float), y[row]
@@ -75,8 +80,15 @@ def lean_grow(codes, y, weights, n_classes=None, max_features=None, seed=0):
         else:
             left = np.bincount(np.repeat(ys[alive] * B, m) + bins, np.repeat(w[alive], m), minlength=B * n_classes).reshape(n_classes, B)
         pair = occupied // width
-        np.cumsum(left, axis=1, out=left)                           # cumulative within each (node, slot): less the sums before it
         first = np.flatnonzero(np.r_[True, pair[1:] != pair[:-1]])
+        if levels:                                                  # each (node, slot)'s levels by their mean response
+            with np.errstate(divide="ignore", invalid="ignore"):
+                mean = left[1] / (left[0] if n_classes is None else left.sum(axis=0))
+            order = np.lexsort((mean, pair))
+            occupied, left = occupied[order], left[:, order]
+            place = np.zeros(n_nodes * m * width, dtype=np.intp)    # each occupied bin's place in its pair's order
+            place[occupied] = np.arange(B) - np.repeat(first, np.diff(np.r_[first, B]))
+        np.cumsum(left, axis=1, out=left)                           # cumulative within each (node, slot): less the sums before it
         left -= np.repeat(np.hstack([np.zeros((len(left), 1)), left[:, first[1:] - 1]]), np.diff(np.r_[first, B]), axis=1)
         right = sums[:, pair // m] - left
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -99,6 +111,10 @@ def lean_grow(codes, y, weights, n_classes=None, max_features=None, seed=0):
         feature, threshold = drawn[np.arange(n_nodes), pair[best] % m], occupied[best] % width
         at_node = node[kept]
         goes_left = by_row[kept, feature[at_node]] <= threshold[at_node]
+        if levels:                                                  # by the row's level's place, at most the cut's
+            slot = pair[best] % m
+            cut = best - first[np.searchsorted(first, best, side="right") - 1]
+            goes_left = place[(at_node * m + slot[at_node]) * width + by_row[kept, feature[at_node]]] <= cut[at_node]
         child = np.full(n_nodes, -1)
         child[splits] = 2 * np.arange(np.count_nonzero(splits))
         node[kept] = child[at_node] + ~goes_left
@@ -139,6 +155,18 @@ def cases(quick):
                      lambda: DecisionTreeRegressor(categorical_features=list(range(5))).fit(X_s, y_s),
                      lambda: lean_grow(codes_s, y_s, np.ones((1, len(y_s)))),
                      lambda: SkRegressor(random_state=0).fit(X_s, y_s), 3 if quick else 20))
+        rows.append(("random forest, 100 trees, solder (floor by levels)", 1.0,    # the categorical search's own floor
+                     lambda: RandomForestRegressor(n_estimators=100, random_state=0, n_jobs=1, categorical_features=list(range(5))).fit(X_s, y_s),
+                     lambda: lean_grow(codes_s, y_s, bootstrap_s, levels=True),
+                     lambda: SkForestRegressor(n_estimators=100, random_state=0, n_jobs=1).fit(X_s, y_s), 1 if quick else 3))
+        rows.append(("single tree, solder (floor by levels)", 1.0,
+                     lambda: DecisionTreeRegressor(categorical_features=list(range(5))).fit(X_s, y_s),
+                     lambda: lean_grow(codes_s, y_s, np.ones((1, len(y_s))), levels=True),
+                     lambda: SkRegressor(random_state=0).fit(X_s, y_s), 3 if quick else 20))
+        rows.append(("extra trees, 100 trees, solder (floor by levels)", 1.0,   # categorical columns: no threshold drawn
+                     lambda: ExtraTreesRegressor(n_estimators=100, random_state=0, n_jobs=1, categorical_features=list(range(5))).fit(X_s, y_s),
+                     lambda: lean_grow(codes_s, y_s, np.ones((100, len(y_s))), levels=True),
+                     lambda: SkExtraRegressor(n_estimators=100, random_state=0, n_jobs=1).fit(X_s, y_s), 1 if quick else 3))
     return rows
 
 
