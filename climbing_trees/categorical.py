@@ -332,6 +332,7 @@ def _sorted_levels(values):
     try: distinct = sorted(distinct)
     except TypeError: distinct = sorted(distinct, key=lambda v: (type(v).__name__, str(v)))
     return np.array(distinct, dtype=object)
+
 EXACT_FLOATS = 2.0 ** 53     # integers smaller than this in size are exact as floats
 
 def _known_numbers(column):
@@ -496,12 +497,13 @@ class CategoryEncoder:
         self.levels_, self.kinds_ = {}, {}
         for j in self.categorical_:
             column, numbers = columns[j], _known_numbers(columns[j])
+            seen = None if numbers is None else np.unique(numbers)      # numbers: no objects
             if isinstance(column, pd.Series) and isinstance(column.dtype, pd.CategoricalDtype):
                 self.levels_[j] = np.asarray(column.cat.categories, dtype=object)
-            elif numbers is not None: self.levels_[j] = np.unique(numbers).astype(object)
+            elif seen is not None: self.levels_[j] = seen.astype(object)
             else: self.levels_[j] = _sorted_levels(column)
             self.kinds_[j] = frozenset(map(_kind, self.levels_[j]))
-            if numbers is not None: n_known, n_seen = len(numbers), len(np.unique(numbers))
+            if seen is not None: n_known, n_seen = len(numbers), len(seen)
             else: n_known, n_seen = int((~_is_missing(column)).sum()), len(pd.unique(np.asarray(column, dtype=object)[~_is_missing(column)]))
             if n_seen >= 20 and n_seen > n_known / 2:
                 warnings.warn(f"categorical column {self._name(j)} has {n_seen} levels among {n_known} values: most levels are "
