@@ -84,7 +84,7 @@ $(MATHJAX): package.json package-lock.json
 	npm ci --no-audit --no-fund
 	@touch $@
 
-# graphviz's `dot` turns the DOT text of `export_graphviz` into the SVG drawings of chapter 12
+# graphviz's `dot` turns the DOT text of `export_graphviz` into the SVG drawings of chapter 13
 graphviz:
 	@command -v dot >/dev/null 2>&1 || { \
 	  echo "==> installing graphviz (Debian package) for the book's tree drawings (dot)"; \

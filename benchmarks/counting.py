@@ -17,7 +17,7 @@ Cases (issue 37's "Targets"):
   codes (target 1.0);
 - with --large: a full-depth `DecisionTreeClassifier` on 1,000,000 x 20 continuous features (`make_classification`,
   10 informative), best of 1, and each tree's accuracy on 200,000 held-out rows: ours exact, and ours with
-  `max_bins=255` (chapter 11's bins), each against scikit-learn's exact tree; the target (0.5) is for the binned
+  `max_bins=255` (chapter 12's bins), each against scikit-learn's exact tree; the target (0.5) is for the binned
   tree, within 0.005 of the exact tree's accuracy.
 One core: the process pins itself to one processor (the last allowed, or --cpu) and sets the BLAS thread variables to 1
 before numpy loads. Every time is the best of `repeats` runs, ours and scikit-learn's alternating in each round (a

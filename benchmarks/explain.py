@@ -1,4 +1,4 @@
-"""Exact Shapley values of tree ensembles: ours (chapter 20, numpy) against shap's TreeExplainer (its C++ TreeSHAP) on
+"""Exact Shapley values of tree ensembles: ours (chapter 21, numpy) against shap's TreeExplainer (its C++ TreeSHAP) on
 scikit-learn's forest or boosting grown with the same parameters and random_state, side by side in one run.
 
     .venv/bin/python benchmarks/explain.py            # 100 trees of depth <= 10 on 1,000 x 10 (issue 41's case) and more; best of 3

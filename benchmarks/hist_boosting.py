@@ -1,4 +1,4 @@
-"""Issue 38's targets for histogram boosting, ours (chapter 21's `HistBoosting`) beside scikit-learn's HistGradientBoosting*
+"""Issue 38's targets for histogram boosting, ours (chapter 22's `HistBoosting`) beside scikit-learn's HistGradientBoosting*
 in one run, one core.
 
     .venv/bin/python benchmarks/hist_boosting.py            # 200k x 20 binary and regression (best of 3), 1M x 20 binary (1), predict 1M

@@ -4,7 +4,7 @@
     .venv/bin/python benchmarks/multi_output.py --quick    # 5,000 x 10 with 3 outputs, best of 1 (seconds), for the test suite
 
 A target of several columns grows one tree for all its outputs (chapter 5's `MultiOutput` criterion in chapter 8's grower,
-chapter 15's estimators). The regression outputs are smooth functions of different columns plus noise, the classification
+chapter 16's estimators). The regression outputs are smooth functions of different columns plus noise, the classification
 outputs the same targets cut at their medians; the single-output rows are the first output alone, for scale. One core (the
 process pins itself to one processor and sets the BLAS thread variables to 1); ours and scikit-learn's alternate in every
 round, so that a machine whose speed drifts slows them alike. Ratio = ours / scikit-learn's (below 1: ours is faster).

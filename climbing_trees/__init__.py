@@ -11,8 +11,8 @@ __all__ = ['DecisionTreeClassifier', 'DecisionTreeRegressor', 'export_text', 'pl
            'DataWarning', 'shap_values', 'partial_dependence']
 
 # %% ../nbs/index.ipynb #e3feac4b
-# the public API: trees (15), readers of a tree (12), pruning level (16), forests (17), boosting (18), model
-# files (19), explanations (20), histogram boosting (22), the warning a doubtful table raises (6)
+# the public API: trees (16), readers of a tree (13), pruning level (17), forests (18), boosting (19), model
+# files (20), explanations (21), histogram boosting (23), the warning a doubtful table raises (6)
 from .categorical import DataWarning
 from .estimators import DecisionTreeClassifier, DecisionTreeRegressor
 from .inference import export_text, plot_tree, export_graphviz

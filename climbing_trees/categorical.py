@@ -117,7 +117,7 @@ def _partition_masks(k, start, stop):
 
 # %% ../nbs/06_categorical.ipynb #935a7377
 def _sides_admissible(levels: LevelStatistics, M, n_left, n_right, w_left, w_right, min_samples_leaf, min_weight_leaf=0.0):
-    "Chapter 03's `admissible_cuts` for the partitions in the rows of boolean `M` (the levels sent left): samples counted with the weightless levels on the default side, levels (all of positive weight) as the positive counts."
+    "Chapter 3's `admissible_cuts` for the partitions in the rows of boolean `M` (the levels sent left): samples counted with the weightless levels on the default side, levels (all of positive weight) as the positive counts."
     default_left, levels_left = _default_left(levels, M, w_left, w_right), M.sum(axis=1)
     return admissible_cuts(n_left + levels.n_weightless * default_left, n_right + levels.n_weightless * ~default_left,
                            levels_left, M.shape[1] - levels_left, min_samples_leaf, w_left, w_right, min_weight_leaf)
@@ -166,7 +166,7 @@ def exhaustive_split_curve(levels: LevelStatistics, min_samples_leaf=1, block=1 
     return values, _node_impurity(levels)
 
 def best_exhaustive_split(levels: LevelStatistics, min_samples_leaf=1, min_weight_leaf=0.0):
-    "The first best admissible partition of the levels in the fixed order (chapter 03's tie rule), or None."
+    "The first best admissible partition of the levels in the fixed order (chapter 3's tie rule), or None."
     values, node = exhaustive_split_curve(levels, min_samples_leaf, min_weight_leaf=min_weight_leaf)
     admissible = np.flatnonzero(np.isfinite(values))
     if len(admissible) == 0: return None
@@ -227,7 +227,7 @@ def prefix_split_curve(levels: LevelStatistics, order, min_samples_leaf=1, min_w
     return sizes[ok][finite], values[finite]
 
 def best_prefix_split(levels: LevelStatistics, order, min_samples_leaf=1, min_weight_leaf=0.0):
-    "The first best admissible prefix split of the levels in `order` (chapter 03's tie rule), or None."
+    "The first best admissible prefix split of the levels in `order` (chapter 3's tie rule), or None."
     sizes, values = prefix_split_curve(levels, order, min_samples_leaf, min_weight_leaf)
     if len(values) == 0: return None
     best = first_best(values, _node_impurity(levels))
@@ -272,7 +272,7 @@ def principal_component_split(x, y, sample_weight, criterion, n_classes=None, mi
 
 # %% ../nbs/06_categorical.ipynb #aeca7891
 def categorical_column_split(x, y, sample_weight, criterion, n_classes=None, min_samples_leaf=1, min_weight_leaf=0.0):
-    "Best `CategoricalSplit` of one categorical column (codes as floats), or None; same signature as chapter 03's column searches."
+    "Best `CategoricalSplit` of one categorical column (codes as floats), or None; same signature as chapter 3's column searches."
     levels = level_statistics(x, y, sample_weight, criterion, n_classes)
     if len(levels.codes) < 2: return None
     few = len(levels.codes) <= MULTICLASS_EXHAUSTIVE_LEVELS
@@ -288,8 +288,8 @@ def categorical_column_split(x, y, sample_weight, criterion, n_classes=None, min
 
 # %% ../nbs/06_categorical.ipynb #b4aa9746
 def column_searches(n_features, categorical, numeric_search):
-    "One search per column for chapter 03's `best_split`: `categorical_column_split` for the indices in `categorical`, `numeric_search` for the rest."
-    categorical = set(check_categorical_columns(categorical, n_features))   # chapter 04's check of the indices
+    "One search per column for chapter 3's `best_split`: `categorical_column_split` for the indices in `categorical`, `numeric_search` for the rest."
+    categorical = set(check_categorical_columns(categorical, n_features))   # chapter 4's check of the indices
     return [categorical_column_split if j in categorical else numeric_search for j in range(n_features)]
 
 # %% ../nbs/06_categorical.ipynb #8a1b9ad0

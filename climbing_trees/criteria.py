@@ -229,7 +229,7 @@ class AbsoluteError(Criterion):
     def weight(self, S): return S[..., 0]
     def impurity(self, S):
         raise TypeError("absolute error is not a function of summed statistics (a side's median depends on the order of its "
-                        "targets): compute it from the samples (chapter 01's absolute_error) or search with median_column_split")
+                        "targets): compute it from the samples (chapter 1's absolute_error) or search with median_column_split")
     def value(self, S): self.impurity(S)
 
 # %% ../nbs/05_incremental.ipynb #b8920486
@@ -237,7 +237,7 @@ STATISTICS = {"gini": Gini, "entropy": Entropy, "squared_error": SquaredError, "
                                # the criteria with a class of their own (classification: a cheaper weighted impurity)
 
 def criterion_of(name, n_classes=None, n_outputs=1):
-    "The `Criterion` object of a criterion name of chapter 01's table, trusted: its own class, or chapter 01's formula of the proportions in the generic `ClassificationCriterion`; for several outputs, a `MultiOutput` of one per output (`n_classes`: then one count per output)."
+    "The `Criterion` object of a criterion name of chapter 1's table, trusted: its own class, or chapter 1's formula of the proportions in the generic `ClassificationCriterion`; for several outputs, a `MultiOutput` of one per output (`n_classes`: then one count per output)."
     if n_outputs > 1:
         return MultiOutput([criterion_of(name, k) for k in (n_classes if n_classes is not None else [None] * n_outputs)])
     grown = CRITERIA[name].same_as or name
@@ -245,7 +245,7 @@ def criterion_of(name, n_classes=None, n_outputs=1):
     return STATISTICS[grown](n_classes) if grown in STATISTICS else ClassificationCriterion(CLASS_IMPURITY[grown], n_classes)
 
 def make_criterion(criterion, n_classes=None):
-    "The `Criterion` object for a criterion name of chapter 01, checked (classification criteria need `n_classes`); a `Criterion` is returned as it is."
+    "The `Criterion` object for a criterion name of chapter 1, checked (classification criteria need `n_classes`); a `Criterion` is returned as it is."
     if isinstance(criterion, Criterion): return criterion
     if criterion not in CLASSIFICATION_CRITERIA + REGRESSION_CRITERIA:
         raise ValueError(f"unknown criterion {criterion!r}; valid names are {', '.join(map(repr, CLASSIFICATION_CRITERIA + REGRESSION_CRITERIA))}")
@@ -332,7 +332,7 @@ def incremental_split_curve(x, y, sample_weight, criterion, n_classes=None, min_
 
 # %% ../nbs/05_incremental.ipynb #95ed08c5
 def _best_of_curve(thresholds, values, node_impurity):
-    "The `Split` at the first minimum of a split curve (chapter 03's tie rule, on the node's scale), or None for an empty curve."
+    "The `Split` at the first minimum of a split curve (chapter 3's tie rule, on the node's scale), or None for an empty curve."
     if len(values) == 0: return None
     best = first_best(values, node_impurity)
     return Split(None, float(thresholds[best]), float(values[best]))
@@ -443,7 +443,7 @@ def median_split_curve(x, y, sample_weight, criterion="absolute_error", n_classe
     return thresholds, (left[on_left + cuts - 1] + right[on_right + k - cuts - 1]) / W, node
 
 def median_column_split(x, y, sample_weight, criterion="absolute_error", n_classes=None, min_samples_leaf=1, min_weight_leaf=0.0):
-    "Best `Split` of one column for absolute error by the median sweep: $O(N \\log N)$, the same split as the naive search (with missing values, its two passes too); a 2-D `y` (several outputs, chapter 15): the mean of its columns' curves, which share their cuts."
+    "Best `Split` of one column for absolute error by the median sweep: $O(N \\log N)$, the same split as the naive search (with missing values, its two passes too); a 2-D `y` (several outputs, chapter 16): the mean of its columns' curves, which share their cuts."
     def curve(missing_left):
         curves = [median_split_curve(x, y_o, sample_weight, criterion, n_classes, min_samples_leaf, min_weight_leaf, missing_left)
                   for y_o in (np.asarray(y).T if np.ndim(y) == 2 else [y])]

@@ -46,7 +46,7 @@ def segment_sums(values, starts, axis=-1):
 FIRST_BEST_LISTED_FROM = 2 ** 15   # from this many entries on, the qualifying positions are listed, not marked
 
 def segment_first_best(values, counts, scale, starts=None):
-    "Per segment, along the last axis of `values`: the minimum and the first position that ties with it (chapter 03's tie rule, `scale` per segment; `starts` if known); a segment without a cut (all inf) gets its first position."
+    "Per segment, along the last axis of `values`: the minimum and the first position that ties with it (chapter 3's tie rule, `scale` per segment; `starts` if known); a segment without a cut (all inf) gets its first position."
     starts = segment_starts(counts) if starts is None else starts
     lowest = np.minimum.reduceat(values, starts, axis=-1)
     bound = lowest + TIE_TOLERANCE * np.abs(scale)              # `ties_with_best`'s bound, once per segment: one long temporary

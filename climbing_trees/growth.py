@@ -138,7 +138,7 @@ class GrowthPlan:
     splitter: str = "best"             # or "random": one random threshold per feature (chapter 8)
     random_state: object = None        # the seed of the tree's draws (an int, or None: fresh entropy)
     categorical: tuple = ()            # the columns that hold level codes (chapter 6), sorted
-    missing: str = "direction"         # where a missing value goes: a learned side, or rpart's surrogates (chapter 14)
+    missing: str = "direction"         # where a missing value goes: a learned side, or rpart's surrogates (chapter 15)
     max_surrogates: int = 5            # surrogates kept per split, with missing="surrogate"
     tuning: object = None              # how the grower computes: chapter 8's Tuning (None: PLAIN), chapter 10's FAST
     monotonic_cst: tuple | None = None # -1, 0 or 1 per feature: scikit-learn's monotonic constraints (chapter 8); None: none
@@ -177,7 +177,7 @@ class NodeSplit(NamedTuple):
     decrease: float
 
 def grow_depth_first(plan, X, y, w, split_node, rows=None, rng=None):
-    "The loop of chapters 4 and 14 over `rows` (None: all), depth first, or best first up to the plan's `max_leaf_nodes`: each node summarized and, unless a stopping rule makes it a leaf, decided by `split_node(Xt, yt, wt, impurity, features, total_weight)`, None (a leaf) or a `NodeSplit`. `rng`: the generator of the draws (None: the plan's). Returns the `TreeBuilder`."
+    "The loop of chapters 4 and 15 over `rows` (None: all), depth first, or best first up to the plan's `max_leaf_nodes`: each node summarized and, unless a stopping rule makes it a leaf, decided by `split_node(Xt, yt, wt, impurity, features, total_weight)`, None (a leaf) or a `NodeSplit`. `rng`: the generator of the draws (None: the plan's). Returns the `TreeBuilder`."
     rules, rng = plan.rules, plan.generator() if rng is None else rng
     rows = np.arange(len(y)) if rows is None else rows
     builder, total_weight = TreeBuilder(), w[rows].sum()
@@ -243,5 +243,5 @@ def grow_tree_from_plan(plan, X, y, w, find_split=best_split):
     "Grow a binary `Tree` greedily, depth first (best first with the plan's `max_leaf_nodes`), as the checked `plan` says: split each node by `find_split` until a stopping rule makes it a leaf."
     if plan.splitter != "best":
         raise ValueError(f"the depth-first grower does not implement splitter={plan.splitter!r}; grow with algorithm='levelwise' "
-                         "(chapter 08's grow_levelwise), which does")
+                         "(chapter 8's grow_levelwise), which does")
     return grow_depth_first(plan, X, y, w, search_split_node(plan, find_split)).build()

@@ -91,9 +91,9 @@ class CriterionInfo:
     task: str                      # "classification" or "regression"
     same_as: str | None = None     # the criterion this name stands for ('log_loss': 'entropy'); None: itself
     trees: bool = True             # a tree is grown with it by this name (False: only the ensembles accept the name)
-    estimators: bool = True        # offered by chapter 15's estimators (False: the book's own, not scikit-learn's)
-    surrogates: bool = False       # rpart grows surrogate splits with it, its "class" and "anova" (chapter 14)
-    boosting: bool = False         # gradient boosting grows its trees with it (chapter 18)
+    estimators: bool = True        # offered by chapter 16's estimators (False: the book's own, not scikit-learn's)
+    surrogates: bool = False       # rpart grows surrogate splits with it, its "class" and "anova" (chapter 15)
+    boosting: bool = False         # gradient boosting grows its trees with it (chapter 19)
 
 CRITERIA = {
     "gini": CriterionInfo("classification", surrogates=True),

@@ -46,7 +46,7 @@ class FrontierSearch(NamedTuple):
 
 # %% ../nbs/08_levelwise.ipynb #df443ce4
 class Growth:
-    "One fit's data, criterion, options and presorted orders, as the checked `plan` says (nothing is checked again); `search` finds the best split of every node of a frontier. `roots`: the samples are several trees' one after another (chapter 17), `roots[b]` samples for tree b, each with its own seed in `seeds` and `presorted` sorted within each tree's samples; `rows`: the samples are these rows of `X` (None: X's rows), `y` given per row of X and `w` per sample, and the rows are copied only for a growth that keeps orders (a growth without orders reads X's columns at them); `ranks`: the tuning's ranks of X read at the samples, if known (else made from them; chapter 10)."
+    "One fit's data, criterion, options and presorted orders, as the checked `plan` says (nothing is checked again); `search` finds the best split of every node of a frontier. `roots`: the samples are several trees' one after another (chapter 18), `roots[b]` samples for tree b, each with its own seed in `seeds` and `presorted` sorted within each tree's samples; `rows`: the samples are these rows of `X` (None: X's rows), `y` given per row of X and `w` per sample, and the rows are copied only for a growth that keeps orders (a growth without orders reads X's columns at them); `ranks`: the tuning's ranks of X read at the samples, if known (else made from them; chapter 10)."
     def __init__(self, plan, X, y, w, node_searches=None, presorted=None, roots=None, rows=None, ranks=None, seeds=None):
         self.plan, self.rules, self.X, self.y, self.w = plan, plan.rules, X, y if rows is None else y.take(rows, axis=0), w
         self.tuning = t = PLAIN if plan.tuning is None else plan.tuning       # how to compute: it changes no tree
@@ -132,7 +132,7 @@ class Growth:
 
 # %% ../nbs/08_levelwise.ipynb #03a8b071
 def _node_searched_columns(n_features, categorical, node_searches, additive):
-    "The columns searched node by node, with their searches: the plan's categorical ones (chapter 06), `node_searches`, every column for a criterion without additive statistics."
+    "The columns searched node by node, with their searches: the plan's categorical ones (chapter 6), `node_searches`, every column for a criterion without additive statistics."
     searches = {**{j: categorical_column_split for j in categorical}, **(node_searches or {})}
     if not additive: searches = {j: searches.get(j, median_column_split) for j in range(n_features)}
     return searches
@@ -210,7 +210,7 @@ class Tuning:
     counting_bins_per_row: float = 0.0               # ... a column counted at a depth while its bins are at most this many per row...
     counting_from: int = 0                           # ... and the depth's counted (row, column) entries at least this many
     levels: Callable | None = None                   # (growth) -> its categorical columns' search, a depth at once (chapter 11); None: by node
-    by_values: Callable | None = None                # (plan, X, rows) -> a search without orders of few-valued and categorical columns (chapter 11)
+    by_values: Callable | None = None                # (plan, X, rows) -> a search without orders of few-valued and categorical columns (chapter 12)
 
 PLAIN = Tuning()
 

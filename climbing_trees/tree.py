@@ -95,7 +95,7 @@ class Tree:
     impurity: np.ndarray                  # (T,) i(t)
     n_node_samples: np.ndarray            # (T,) samples that reached the node in training
     weighted_n_node_samples: np.ndarray   # (T,) their total weight W_t
-    surrogates: Surrogates | None = None  # each split's surrogate splits (chapter 14), None: no surrogates
+    surrogates: Surrogates | None = None  # each split's surrogate splits (chapter 15), None: no surrogates
 
     @property
     def node_count(self): return len(self.children_left)
@@ -113,7 +113,7 @@ class Tree:
     def max_depth(self): return int(self.node_depth.max())
 
 def flat_values(tree):
-    "The node values of `tree` as a table (T, columns): a `Tree`'s own `value`, or scikit-learn's layout (T, n_outputs, K) that an estimator's `tree_` shows (chapter 15), with each output's K columns side by side (a view, not a copy)."
+    "The node values of `tree` as a table (T, columns): a `Tree`'s own `value`, or scikit-learn's layout (T, n_outputs, K) that an estimator's `tree_` shows (chapter 16), with each output's K columns side by side (a view, not a copy)."
     return tree.value.reshape(tree.node_count, -1)
 
 # %% ../nbs/02_tree.ipynb #3724b03c
@@ -129,7 +129,7 @@ def nodes_by_depth(children_left, children_right, roots=None):
 # %% ../nbs/02_tree.ipynb #459741fd
 @dataclass(frozen=True)
 class SurrogateSplit:
-    "One surrogate of a node's split (chapter 14): numeric, `x <= threshold` goes left if `below_left` (right if not), or categorical, the codes of `left_levels` left and of `right_levels` right; `agree`, `adj`: its agreement with the split."
+    "One surrogate of a node's split (chapter 15): numeric, `x <= threshold` goes left if `below_left` (right if not), or categorical, the codes of `left_levels` left and of `right_levels` right; `agree`, `adj`: its agreement with the split."
     feature: int
     threshold: float
     below_left: bool
@@ -154,7 +154,7 @@ class SurrogateSplit:
 # %% ../nbs/02_tree.ipynb #55b9be09
 @dataclass(frozen=True, eq=False)
 class Surrogates:
-    "Every node's surrogate splits (chapter 14) in flat arrays: those of node t, best first, are the entries `start[t]:start[t + 1]`."
+    "Every node's surrogate splits (chapter 15) in flat arrays: those of node t, best first, are the entries `start[t]:start[t + 1]`."
     start: np.ndarray          # (T + 1,) where each node's surrogates begin
     feature: np.ndarray        # (S,) the surrogate's feature
     threshold: np.ndarray      # (S,) its threshold, NaN at a categorical surrogate
@@ -383,7 +383,7 @@ class TreeBuilder:
                                   np.asarray(right_levels, bool), np.asarray(default_left, bool)))
 
     def add_surrogates(self, node, surrogates):
-        "Record the surrogate splits of split node `node` (chapter 14): a list of `SurrogateSplit`, best first."
+        "Record the surrogate splits of split node `node` (chapter 15): a list of `SurrogateSplit`, best first."
         if self._surrogates is None: self._surrogates = {}
         self._surrogates[int(node)] = list(surrogates)
 

@@ -62,7 +62,7 @@ def problems(draw, max_n=30, extreme=False):
 
 
 def random_tree(rng, n_features, categorical, stop, limit, n_levels, surrogates=None):
-    """A random `Tree` written through chapter 02's TreeBuilder: up to `limit` nodes, numeric splits on a half-unit grid and
+    """A random `Tree` written through chapter 2's TreeBuilder: up to `limit` nodes, numeric splits on a half-unit grid and
     categorical ones on `n_levels` codes (some left unseen), each with a random side for missing values; a node stays a leaf
     with probability `stop`. `surrogates(rng, feature)`, if given, lists each split node's surrogates."""
     from climbing_trees.categorical import CategoricalSplit

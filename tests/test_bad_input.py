@@ -1,4 +1,4 @@
-"""Bad input to chapter 15's estimators: each case gets a ValueError or TypeError (NotFittedError for an
+"""Bad input to chapter 16's estimators: each case gets a ValueError or TypeError (NotFittedError for an
 unfitted tree) whose message names the problem; and the edge inputs that must simply work. A bad parameter
 raises a ParameterError, both a ValueError and a TypeError (tests/test_parameters.py checks every parameter)."""
 import numpy as np

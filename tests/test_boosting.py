@@ -157,7 +157,7 @@ def test_subset_orders_are_the_orders_of_the_subset():
 
 
 def test_a_stage_tree_is_the_tree_grown_on_its_rows():
-    "With subsampling, each stage's tree is chapter 08's tree of the in-bag rows and their gradient."
+    "With subsampling, each stage's tree is chapter 8's tree of the in-bag rows and their gradient."
     X, y, _ = problem("regression", n=400)
     model = GradientBoostingRegressor(n_estimators=2, subsample=0.6, max_depth=4, random_state=0).fit(X, y)
     tree = model.estimators_[0, 0].tree_

@@ -185,7 +185,7 @@ def test_sidebar_numbers_the_chapters(visit):
         assert text.startswith(f"{number}. "), f"sidebar shows {text!r} for chapter {number}"
     for page in PAGES[1:]:
         if page not in CHAPTERS: assert not re.match(r"\d+\. ", sidebar[f"{page}.html"]), page
-    # The book numbers chapters by position; the prose cites them by file number ("chapter 05").
+    # The book numbers chapters by position; the prose cites them by file number ("chapter 5").
     shifted = [f"{p} is shown as chapter {n}" for p, n in CHAPTERS.items() if p[:2].isdigit() and int(p[:2]) != n]
     if shifted:   # e.g. while a chapter is still missing: worth knowing, not a broken book
         warnings.warn("chapter numbers differ from file numbers: " + "; ".join(shifted))

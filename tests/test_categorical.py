@@ -1,10 +1,10 @@
-"""Categorical splits (chapter 06) against the exhaustive oracle, the traps a first implementation falls into, and the encoder.
+"""Categorical splits (chapter 6) against the exhaustive oracle, the traps a first implementation falls into, and the encoder.
 
 The exhaustive search over all 2^(k-1)-1 partitions is the oracle. The search the grower uses,
 `categorical_column_split`, must reach its optimum on random nodes with 2 to 10 levels and weights
 with zeros: always for regression and two classes (min_samples_leaf=1, the Fisher/Breiman theorem),
 and for three or more classes within the exhaustive limit (any min_samples_leaf or min_weight_leaf). The level-wise
-grower (chapter 08) grows the depth-first grower's tree on categorical columns."""
+grower (chapter 8) grows the depth-first grower's tree on categorical columns."""
 from dataclasses import replace
 from functools import partial
 
@@ -48,13 +48,13 @@ def nodes(draw, task):
 
 
 def scale_of(y, w, criterion, n_classes):
-    "The node's impurity, the scale of chapter 03's tie rule (floored: a pure node's children differ from 0 by rounding only)."
+    "The node's impurity, the scale of chapter 3's tie rule (floored: a pure node's children differ from 0 by rounding only)."
     return max(node_impurity(y, criterion, n_classes, w), 1e-6)
 
 
 def check_split_is_consistent(split, x, y, w, criterion, n_classes, min_samples_leaf):
     """The split's stored fields agree with the samples it routes: levels, sizes, default side, and i(s) recomputed
-    from scratch by chapter 01 (a stats update that forgot a sum would disagree here)."""
+    from scratch by chapter 1 (a stats update that forgot a sum would disagree here)."""
     left = split.goes_left(x[:, None].astype(float))
     assert split.left_levels and split.right_levels and not split.left_levels & split.right_levels
     assert min(split.left_levels) < min(split.right_levels)                       # canonical: smallest code left
@@ -82,7 +82,7 @@ def test_exhaustive_oracle_is_consistent(node, min_samples_leaf):
 
 
 def test_exhaustive_oracle_against_itertools():
-    "The oracle's optimum equals a plain loop over every assignment of levels to sides, impurities from chapter 01."
+    "The oracle's optimum equals a plain loop over every assignment of levels to sides, impurities from chapter 1."
     rng = np.random.default_rng(11)
     for _ in range(60):
         k, n = rng.integers(2, 6), rng.integers(4, 25)
@@ -111,7 +111,7 @@ def brute_force_with_min_weight(x, y, w, criterion, n_classes, min_weight_leaf):
 
 
 def test_min_weight_leaf_against_brute_force():
-    """Every search of chapter 06 with min_weight_leaf: the exhaustive one (and the column search within its limit for three
+    """Every search of chapter 6 with min_weight_leaf: the exhaustive one (and the column search within its limit for three
     classes) reaches the brute-force optimum over the partitions that leave that much weight on each side; the ordered
     search never beats it, and every split found holds the weight."""
     rng = np.random.default_rng(17)
@@ -145,7 +145,7 @@ def test_min_weight_leaf_against_brute_force():
 
 
 def test_min_weight_leaf_grows_trees_whose_leaves_hold_the_weight():
-    "Chapter 04's grower with categorical column searches and min_weight_leaf: every leaf holds the weight."
+    "Chapter 4's grower with categorical column searches and min_weight_leaf: every leaf holds the weight."
     rng = np.random.default_rng(5)
     X = np.column_stack([rng.integers(0, 8, 300), rng.random(300)]).astype(float)
     y = (np.isin(X[:, 0], [1, 3, 6]) ^ (X[:, 1] > 0.6)).astype(int)
@@ -420,7 +420,7 @@ def test_mixed_numeric_and_categorical_tree():
 
 @pytest.mark.parametrize("criterion, n_classes", [("gini", 2), ("entropy", 3), ("squared_error", None), ("poisson", None)])
 def test_levelwise_grows_the_depth_first_tree_with_categorical_columns(criterion, n_classes):
-    """Chapter 08's grower with `categorical=` grows chapter 04's tree with chapter 06's column searches, node for node,
+    """Chapter 8's grower with `categorical=` grows chapter 4's tree with chapter 6's column searches, node for node,
     and both send new rows, levels unseen in training (-1) included, to the same leaves."""
     rng = np.random.default_rng(9)
     n = 400
@@ -494,7 +494,7 @@ def test_encoder_unseen_levels_are_minus_one():
 
 
 def test_encoder_codes_missing_values_as_nan():
-    "NaN, None and pandas' NA in a categorical column are coded NaN (chapter 06's searches treat them as one more level), never a level."
+    "NaN, None and pandas' NA in a categorical column are coded NaN (chapter 6's searches treat them as one more level), never a level."
     enc = CategoryEncoder().fit(mixed_table())
     assert CategoryEncoder().fit(mixed_table().assign(colour=["red", None, "blue", "red"])).levels_[1].tolist() == ["blue", "red"]
     codes = enc.transform(mixed_table().assign(city=pd.array(["Oslo", pd.NA, "Lima", "Oslo"], dtype="string")))

@@ -1,7 +1,7 @@
-"""Chapter 15's estimators as scikit-learn sees them: its whole `check_estimator` suite, and the
+"""Chapter 16's estimators as scikit-learn sees them: its whole `check_estimator` suite, and the
 tools that rely on the conventions (Pipeline, GridSearchCV, cross_val_score, clone, pickle);
 then data frames with categorical columns, the choice of algorithm, the fitted `Tree` that every
-grower writes, and pruning with chapter 13's `prune`."""
+grower writes, and pruning with chapter 14's `prune`."""
 import pickle
 
 import sys
@@ -185,7 +185,7 @@ def test_all_algorithms_grow_the_same_tree(criterion):
     (lambda: DecisionTreeRegressor(min_samples_leaf=5), X_DIA, Y_DIA, "squared_error", None, ()),
     (lambda: DecisionTreeClassifier(max_depth=5), *categorical_frame(), "gini", 2, (0, 2))])
 def test_the_estimators_tree_is_a_growers_tree(make, X, y, criterion, n_classes, categorical):
-    "The fitted `tree_` is the grower's `Tree` seen as an `EstimatorTree` (the same arrays), nothing converted: chapter 02's comparison takes it as it is."
+    "The fitted `tree_` is the grower's `Tree` seen as an `EstimatorTree` (the same arrays), nothing converted: chapter 2's comparison takes it as it is."
     est = make().fit(X, y)
     codes = CategoryEncoder().fit_transform(X) if isinstance(X, pd.DataFrame) else X
     grown = grow_levelwise(codes, y, criterion, None, n_classes, categorical=categorical, max_depth=est.max_depth,
@@ -234,7 +234,7 @@ def test_a_level_seen_in_fit_but_at_no_split_goes_where_an_unseen_level_goes(alg
     assert list(clf.encoder_.levels_[0]) == ["a", "b", "c", "z"]
     assert tree.feature[0] == 1 and tree.feature[tree.children_left[0]] == 0          # "z" (code 3) reaches no split on A
     assert not tree.left_levels[:, 3:].any() and not tree.right_levels[:, 3:].any()
-    if algorithm == "vectorized": assert tree.left_levels.shape[1] == 3               # chapter 02's builder: as wide as the codes used
+    if algorithm == "vectorized": assert tree.left_levels.shape[1] == 3               # chapter 2's builder: as wide as the codes used
     seen_nowhere = clf.apply(pd.DataFrame({"A": ["z"], "B": ["p"]}))
     unseen = clf.apply(pd.DataFrame({"A": ["never"], "B": ["p"]}))
     np.testing.assert_array_equal(seen_nowhere, unseen)
@@ -290,7 +290,7 @@ def test_a_swapped_tree_is_used_everywhere():
 @pytest.mark.parametrize("make, X, y", [(lambda a: DecisionTreeClassifier(ccp_alpha=a), X_BC, Y_BC),
                                         (lambda a: DecisionTreeRegressor(min_samples_leaf=3, ccp_alpha=a), X_DIA, Y_DIA)])
 def test_ccp_alpha_prunes_with_prune(make, X, y):
-    "A positive ccp_alpha gives the tree that chapter 13's `prune` makes of the unpruned fit; the path is chapter 13's path."
+    "A positive ccp_alpha gives the tree that chapter 14's `prune` makes of the unpruned fit; the path is chapter 14's path."
     unpruned = make(0.0).fit(X, y)
     path = make(0.5).cost_complexity_pruning_path(X, y)
     expected = cost_complexity_path(unpruned.tree_)
@@ -318,7 +318,7 @@ def test_plot_tree_draws_every_node():
 
 
 def test_apply_reads_codes_like_the_estimator():
-    "The estimator's `apply` is chapter 12's `apply` on the encoder's codes, unseen levels (-1) included."
+    "The estimator's `apply` is chapter 13's `apply` on the encoder's codes, unseen levels (-1) included."
     X, y = categorical_frame(n=400, seed=5)
     clf = DecisionTreeClassifier(criterion="entropy", max_depth=6).fit(X, y)
     tree = clf.tree_

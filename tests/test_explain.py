@@ -1,4 +1,4 @@
-"""Chapter 20's explanations against two oracles: the definition (Shapley values by all subsets of the tree's value
+"""Chapter 21's explanations against two oracles: the definition (Shapley values by all subsets of the tree's value
 function, on trees with level sets, NaN, unseen levels and surrogate splits), and shap's compiled TreeExplainer on
 scikit-learn's identical tree, forest and boosting; additivity (expected value + row sum = the model's output) for every
 family; partial dependence by recursion against the average of ICE curves; bad input."""

@@ -1,4 +1,4 @@
-"""Chapter 12's views of a tree against scikit-learn's: `export_text` (the same lines for every `max_depth`, but for the
+"""Chapter 13's views of a tree against scikit-learn's: `export_text` (the same lines for every `max_depth`, but for the
 leaf lines' extras and one space after '>'), `export_graphviz` (the same nodes and edges; the DOT parses with graphviz's
 `dot` when it is installed) and `plot_tree` (no two node boxes overlap and every box lies inside the axes)."""
 import io

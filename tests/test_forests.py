@@ -415,7 +415,7 @@ def test_a_tree_of_a_forest_without_bootstrap_is_the_tree_grown_alone_bit_for_bi
 
 @pytest.mark.parametrize("forest_class", [RandomForestClassifier, RandomForestRegressor])
 def test_max_bins_grows_the_same_forest_where_columns_have_few_values(forest_class):
-    "Chapter 11's bins lose nothing on columns of at most max_bins values: the same leaves for every row, thresholds on X's scale."
+    "Chapter 12's bins lose nothing on columns of at most max_bins values: the same leaves for every row, thresholds on X's scale."
     from sklearn.datasets import load_digits
     X, y = load_digits(return_X_y=True)
     X, y = X[:600], (y[:600] if is_classifier_class(forest_class) else y[:600].astype(float))

@@ -1,4 +1,4 @@
-"""Many trees at once (chapter 17's `grow_trees`, with chapter 10's `FAST` paths): each tree equals the tree `grow_levelwise` grows alone from its rows and
+"""Many trees at once (chapter 18's `grow_trees`, with chapter 10's `FAST` paths): each tree equals the tree `grow_levelwise` grows alone from its rows and
 seed, for every criterion, weights, ties, categorical columns, missing values, drawn features and drawn thresholds; and the
 growth without sorted orders (random thresholds) equals the growth with them."""
 import itertools

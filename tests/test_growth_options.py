@@ -1,4 +1,4 @@
-"""scikit-learn 1.9 as the oracle for the growth options of chapters 04 and 07.
+"""scikit-learn 1.9 as the oracle for the growth options of chapters 4 and 07.
 
 Exact agreement where the options are deterministic: best-first growth (`max_leaf_nodes`) and the weight rule
 (`min_weight_leaf`, scikit-learn's `min_weight_fraction_leaf` times the total weight) grow scikit-learn's tree on
@@ -45,7 +45,7 @@ def sklearn_tree(criterion, random_state, **params):
 
 
 def in_preorder(sk):
-    "scikit-learn's fitted `tree_` as chapter 02's `Tree`, renumbered in pre-order (a best-first tree is numbered by creation)."
+    "scikit-learn's fitted `tree_` as chapter 2's `Tree`, renumbered in pre-order (a best-first tree is numbered by creation)."
     number = preorder_numbers(sk.children_left, sk.children_right)
     order = np.argsort(number)
     renumber = lambda c: np.where(c == -1, -1, number[np.maximum(c, 0)])[order]
@@ -218,7 +218,7 @@ def test_options_are_checked():
                          (dict(max_leaf_nodes=1), "max_leaf_nodes"), (dict(min_weight_leaf=-1.0), "min_weight_leaf")):
         with pytest.raises((ValueError, TypeError), match=message):
             grow(X, y, None, "gini", **bad)
-    with pytest.raises(ValueError, match="algorithm='levelwise'"):            # chapter 04's loop grows best first, not at random
+    with pytest.raises(ValueError, match="algorithm='levelwise'"):            # chapter 4's loop grows best first, not at random
         grow_tree(X, y, "gini", n_classes=3, splitter="random")
     older = lambda x, y, w, criterion, n_classes=None, min_samples_leaf=1: None          # a search without the keyword: Python
     with pytest.raises(TypeError, match="min_weight_leaf"):                                # names it (every search takes it)

@@ -1,4 +1,4 @@
-"""Chapter 21's pieces of histogram boosting against scikit-learn's own code: baselines, weighted medians, bins past the
+"""Chapter 22's pieces of histogram boosting against scikit-learn's own code: baselines, weighted medians, bins past the
 subsample, the errors of bad input, and counting on demand against counting every node."""
 from functools import partial
 
@@ -8,7 +8,7 @@ from sklearn._loss.loss import AbsoluteError, HalfBinomialLoss, HalfMultinomialL
 from sklearn.ensemble._hist_gradient_boosting.binning import _BinMapper
 from sklearn.utils.stats import _weighted_percentile
 
-from climbing_trees.counting import BINNING_SUBSAMPLE
+from climbing_trees.without_orders import BINNING_SUBSAMPLE
 from climbing_trees.hist_boosting import (Codes, HistBoosting, Rows, _split_gains, averaged_weighted_percentile,
                                          baseline, bin_codes, fit_bins, gradients, growth_params, grow_tree,
                                          split_gain, tree_records)
@@ -74,7 +74,7 @@ def test_bad_input_says_what_to_do():
         gradients("hinge", np.zeros(3), np.zeros((3, 1)))
 
 
-# Chapter 21's whole boosting loop against scikit-learn's HistGradientBoosting (early_stopping=False), tree by tree and node
+# Chapter 22's whole boosting loop against scikit-learn's HistGradientBoosting (early_stopping=False), tree by tree and node
 # by node, on columns of at most 255 values (binning is then exact): squared error, absolute error, Poisson, two and three
 # classes, NaN, weights (zeros too), categorical columns (in the middle of X too), ties, edge columns, constraints.
 from sklearn.ensemble import HistGradientBoostingClassifier, HistGradientBoostingRegressor
@@ -311,7 +311,7 @@ class Tally(Rows):
 
 
 def boosted_trees(rows_class, X, y, w, loss, min_samples_leaf, iterations=15):
-    "`iterations` trees grown by chapter 21's grower on `rows_class`, as records, and the rows."
+    "`iterations` trees grown by chapter 22's grower on `rows_class`, as records, and the rows."
     bins = fit_bins(X)
     by_feature = bin_codes(bins, X)
     has_missing = (by_feature == bins.missing_bin).any(axis=1)

@@ -1,4 +1,4 @@
-"""Chapter 22's estimators on dask collections against the same estimators in memory: the same trees (values to 1e-9),
+"""Chapter 23's estimators on dask collections against the same estimators in memory: the same trees (values to 1e-9),
 the same predictions, on a LocalCluster of 2 worker processes; the cases not supported on dask fail with their reason."""
 import warnings
 import numpy as np

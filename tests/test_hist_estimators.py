@@ -1,4 +1,4 @@
-"""Chapter 22's HistGradientBoostingRegressor/Classifier against scikit-learn 1.9's, on features of at most 255 distinct
+"""Chapter 23's HistGradientBoostingRegressor/Classifier against scikit-learn 1.9's, on features of at most 255 distinct
 values (exact binning): the same n_iter_, scores and predictions (1e-10), every tree node for node under constraints,
 scikit-learn's errors for bad parameters, and check_estimator."""
 
@@ -219,7 +219,7 @@ def test_class_weight(class_weight, early_stopping):
         assert_same(sk, me, data(300, seed=1)[0], classifier=True)
 
 def test_weighted_percentile_bins():
-    "Continuous columns (more than max_bins values) with sample weights or class weights: sklearn's weighted percentile bin edges (chapter 21's fit_bins stops there)."
+    "Continuous columns (more than max_bins values) with sample weights or class weights: sklearn's weighted percentile bin edges (chapter 22's fit_bins stops there)."
     rng = np.random.default_rng(5)
     X = rng.normal(size=(3000, 4))
     X[rng.random(3000) < 0.1, 2] = np.nan

@@ -1,4 +1,4 @@
-"""Chapter 12's walks against each other and against scikit-learn: `apply` (vectorized, few-row path, threads) equals the
+"""Chapter 13's walks against each other and against scikit-learn: `apply` (vectorized, few-row path, threads) equals the
 one-sample walk `apply_one` on random trees, and `decision_path` equals scikit-learn's node indicator."""
 import numpy as np
 import pytest
@@ -60,7 +60,7 @@ def test_decision_path_is_the_walk(case):
 
 
 def tree_from_sklearn(fitted):
-    "scikit-learn's fitted tree_ as chapter 02's Tree (its nodes are numbered depth first, left first, as ours)."
+    "scikit-learn's fitted tree_ as chapter 2's Tree (its nodes are numbered depth first, left first, as ours)."
     t = fitted.tree_
     T, leaf = t.node_count, t.children_left == -1
     return Tree(t.children_left.astype(np.intp), t.children_right.astype(np.intp),

@@ -1,4 +1,4 @@
-"""Property tests: the level-wise grower of chapter 08 grows the same `Tree` as chapter 05's searches (chapter 04's grower),
+"""Property tests: the level-wise grower of chapter 8 grows the same `Tree` as chapter 5's searches (chapter 4's grower),
 on random data with ties, weights (zeros included), 2 to 5 classes, regression, categorical columns and every stopping rule."""
 from functools import partial
 
@@ -49,7 +49,7 @@ def test_node_searched_columns_give_the_same_tree(problem, min_samples_leaf):
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(problems(max_n=40), st.integers(1, 3), st.one_of(st.none(), st.integers(1, 4)))
 def test_categorical_columns_grow_the_depth_first_tree(problem, min_samples_leaf, max_depth):
-    "`categorical` columns (level codes) grow the tree chapter 04's grower grows with chapter 06's `column_searches`."
+    "`categorical` columns (level codes) grow the tree chapter 4's grower grows with chapter 6's `column_searches`."
     X, y, w, criterion, n_classes = problem
     categorical = list(range(0, X.shape[1], 2))
     X = X.copy()
@@ -163,7 +163,7 @@ SEARCH_SETTINGS = {                                    # the search's size-depen
 @settings(max_examples=90, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(problems(max_n=60), st.sampled_from(sorted(SEARCH_SETTINGS)), st.integers(1, 3), st.sampled_from([0.0, 0.0, 2.5]))
 def test_every_search_path_grows_the_vectorized_tree(problem, setting, min_samples_leaf, min_weight_leaf):
-    "Blocks, compressed cuts, class sums, ranks and the sort are chosen by size; forced on small data (a `Tuning`), each grows chapter 05's tree."
+    "Blocks, compressed cuts, class sums, ranks and the sort are chosen by size; forced on small data (a `Tuning`), each grows chapter 5's tree."
     X, y, w, criterion, n_classes = problem
     rules = dict(min_samples_leaf=min_samples_leaf, min_weight_leaf=min_weight_leaf)
     expected = grow_tree(X, y, criterion, w, n_classes, find_split=SPLIT_SEARCHES["vectorized"], **rules)

@@ -1,11 +1,11 @@
-"""Missing values in categorical columns (chapter 06): the missing rows of a node are one more level.
+"""Missing values in categorical columns (chapter 6): the missing rows of a node are one more level.
 
 The oracle is a brute force over every assignment of the node's levels *and of its missing rows* to two sides, scored
-from the samples by chapter 01's `split_impurity`. The ordered search must reach it for two classes and for squared error
+from the samples by chapter 1's `split_impurity`. The ordered search must reach it for two classes and for squared error
 (Breiman's and Fisher's theorem, with the missing rows as one more level); every search must return what it returns when
 the missing rows carry a fresh code after every real one, the fresh code's side becoming `default_left`; without missing
 values (or with missing rows of zero weight only) nothing changes. The encoder codes NaN/None/NA as NaN and unseen levels
-as -1, and chapter 04's grower routes the NaN rows of a categorical node to the split's `default_left` side."""
+as -1, and chapter 4's grower routes the NaN rows of a categorical node to the split's `default_left` side."""
 import itertools
 from dataclasses import replace
 from functools import partial
@@ -265,7 +265,7 @@ def node_rows(tree, X):
 
 @pytest.mark.parametrize("task, criterion, n_classes", [("classification", "gini", 2), ("regression", "squared_error", None)])
 def test_grow_tree_with_missing_categorical_values(task, criterion, n_classes):
-    """Chapter 04's grower with chapter 06's searches on mixed data with NaN: the tree splits on the categorical columns,
+    """Chapter 4's grower with chapter 6's searches on mixed data with NaN: the tree splits on the categorical columns,
     every node holds the rows that the stored splits route there (NaN rows by `default_left`), each categorical node's
     split is `categorical_column_split` on its rows, and at a node where the column had missing rows of positive weight
     `default_left` is their side."""

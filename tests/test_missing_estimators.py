@@ -1,10 +1,10 @@
-"""Missing values through the estimators (chapter 15): scikit-learn 1.9 as the oracle for missing="direction".
+"""Missing values through the estimators (chapter 16): scikit-learn 1.9 as the oracle for missing="direction".
 
 On float32-exact data without ties and with holes (NaN) in X, our estimators and scikit-learn's grow the same tree
 node for node, send missing values the same way at every node (`tree_.missing_go_to_left` against our
 `default_left`), and predict the same on new rows with holes; also when the holes appear only at predict time, with
 sample weights, under pruning, and for the pruning path. missing="error" refuses NaN with a message that names the
-remedy; missing="surrogate" grows chapter 14's rpart tree (its oracle test is tests/test_missing_rpart.py)."""
+remedy; missing="surrogate" grows chapter 15's rpart tree (its oracle test is tests/test_missing_rpart.py)."""
 import numpy as np
 import pandas as pd
 import pytest
@@ -123,7 +123,7 @@ def test_a_categorical_column_with_holes():
 
 @pytest.mark.parametrize("missing", ("direction", "surrogate"))
 def test_cv_alpha_table_and_pruning_with_holes(missing):
-    "Chapter 15's cross-validated pruning table works on data with holes, for both strategies, and its chosen alpha prunes."
+    "Chapter 16's cross-validated pruning table works on data with holes, for both strategies, and its chosen alpha prunes."
     from climbing_trees.selection import cv_alpha_table, one_standard_error_alpha
     rng = np.random.default_rng(4)
     X = rng.random((300, 4))

@@ -1,4 +1,4 @@
-"""Chapter 12's readers of a tree on rows with missing values: `apply_one`, `apply` (the heap, the general walk, the
+"""Chapter 13's readers of a tree on rows with missing values: `apply_one`, `apply` (the heap, the general walk, the
 categorical lookup, blocks, threads, the widened X of a tree without surrogates and the side road of one with them) and
 `decision_path` follow the routing rule of the missing-values design: the
 node's split if its feature is known (at a categorical node: the code is in one of its two level sets); else the
@@ -8,7 +8,7 @@ its sets; a numeric one may be reversed, `below_left` False); else `default_left
 Oracles: a plain per-row Python walk of that rule, written here from the rule and nothing else, on random hand-built
 trees (numeric and categorical splits and surrogates, NaN and unseen codes); scikit-learn 1.9's `apply` and
 `decision_path` on its trees grown with NaN (`missing_go_to_left` is our `default_left`); and the surrogate grower of
-chapter 14 when it is there."""
+chapter 15 when it is there."""
 from dataclasses import replace
 
 import numpy as np
@@ -161,7 +161,7 @@ def test_a_categorical_node_sends_unseen_codes_to_its_surrogates():
 
 
 def tree_from_sklearn(fitted):
-    "scikit-learn's fitted tree_ as chapter 02's Tree, its missing_go_to_left as default_left (nodes numbered as ours)."
+    "scikit-learn's fitted tree_ as chapter 2's Tree, its missing_go_to_left as default_left (nodes numbered as ours)."
     t = fitted.tree_
     T, leaf = t.node_count, t.children_left == -1
     return Tree(t.children_left.astype(np.intp), t.children_right.astype(np.intp),
@@ -195,7 +195,7 @@ def test_apply_with_nan_equals_sklearn(estimator, max_depth, fraction):
 
 
 def test_grown_tree_with_nan_routes_as_sklearn():
-    "The default grower (chapter 08) grows scikit-learn's tree on data with holes; apply then sends new holes the same way."
+    "The default grower (chapter 8) grows scikit-learn's tree on data with holes; apply then sends new holes the same way."
     rng = np.random.default_rng(7)
     X = rng.random((5000, 10)).astype(np.float32).astype(float)
     y = np.sin(4 * X[:, 0]) + X[:, 1] * X[:, 2] + 0.3 * rng.normal(size=5000)
@@ -203,16 +203,16 @@ def test_grown_tree_with_nan_routes_as_sklearn():
     ours = grow_levelwise(X_fit, y, "squared_error", max_depth=7, min_samples_leaf=20)   # large leaves: no near-ties
     theirs = SkRegressor(max_depth=7, min_samples_leaf=20, random_state=0).fit(X_fit, y)
     inner = ours.children_left != LEAF
-    np.testing.assert_array_equal(ours.feature[inner], theirs.tree_.feature[inner])          # the same tree (chapter 08's claim) ...
+    np.testing.assert_array_equal(ours.feature[inner], theirs.tree_.feature[inner])          # the same tree (chapter 8's claim) ...
     np.testing.assert_array_equal(ours.default_left[inner], theirs.tree_.missing_go_to_left[inner].astype(bool))
     X_new = holes(rng.random((50_000, 10)).astype(np.float32).astype(float), .1, rng)
     np.testing.assert_array_equal(apply(ours, X_new), theirs.apply(X_new))
 
 
 def test_surrogate_grower_trees_follow_the_rule():
-    "Trees of chapter 14's rpart-style grower, with real surrogates: apply equals the per-row walk of the rule."
+    "Trees of chapter 15's rpart-style grower, with real surrogates: apply equals the per-row walk of the rule."
     missing = pytest.importorskip("climbing_trees.missing")
-    if not hasattr(missing, "grow_surrogate"): pytest.skip("chapter 14's grow_surrogate is not there yet")
+    if not hasattr(missing, "grow_surrogate"): pytest.skip("chapter 15's grow_surrogate is not there yet")
     rng = np.random.default_rng(3)
     Z = rng.random((600, 4))
     Z[:, 1] = .7 * Z[:, 0] + .3 * Z[:, 1]                                # correlated columns: surrogates exist
@@ -235,7 +235,7 @@ def test_export_text_lists_surrogates_and_the_missing_side():
     assert "|   |   |~~ surrogate: age <= 60.00  (agree 0.75, adj 0.40)" in lines
     assert "|   |--- income > 55.00 or missing" in lines
     assert sum("|--- class" in line or "|--- value" in line for line in lines) == tree.n_leaves
-    assert export_text(tree, show_missing=False) == tree_text(tree)             # without the marks: chapter 02's printer
+    assert export_text(tree, show_missing=False) == tree_text(tree)             # without the marks: chapter 2's printer
     assert export_text(tree, max_depth=0, show_missing=True).count("surrogate") == 2   # the root's two; a cut branch lists nothing
     plain = grow_levelwise(np.arange(20.)[:, None], (np.arange(20) % 3 == 0).astype(int), "gini", n_classes=2, max_depth=2)
     assert export_text(plain) == tree_text(plain)                                # no surrogates: no marks by default

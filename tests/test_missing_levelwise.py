@@ -1,6 +1,6 @@
-"""Missing values (NaN) in chapter 08's default grower: scikit-learn 1.9's two-pass rule, vectorized.
+"""Missing values (NaN) in chapter 8's default grower: scikit-learn 1.9's two-pass rule, vectorized.
 
-The level-wise grower (and best first, and splitter="random") must grow, with NaN in X, the tree chapter 04's naive
+The level-wise grower (and best first, and splitter="random") must grow, with NaN in X, the tree chapter 4's naive
 grower grows (`tree_differences`: structure, thresholds, default_left at every internal node, values, impurities,
 counts), and on float32-exact, tie-free data the tree scikit-learn 1.9 grows (thresholds bit for bit, and
 `tree_.missing_go_to_left` against our `default_left`). scikit-learn visits the features in a random order and keeps
@@ -160,7 +160,7 @@ def test_presorted_orders_give_the_same_tree():
         grow_levelwise(X, y, criterion, w, k, presorted=presorted.astype(float))
 
 
-# ---- chapter 05's searches: refuse, or the naive search's answer ---------------------------------------------------
+# ---- chapter 5's searches: refuse, or the naive search's answer ---------------------------------------------------
 
 def test_chapter_03_sweeps_refuse_missing_values_and_the_median_sweep_handles_them():
     x = np.array([1., np.nan, 3., 4., np.nan, 6.])

@@ -1,4 +1,4 @@
-"""Chapter 04's missing values against scikit-learn 1.9: the naive grower's tree is scikit-learn's.
+"""Chapter 4's missing values against scikit-learn 1.9: the naive grower's tree is scikit-learn's.
 
 scikit-learn stores X as float32 and visits the features of a node in a random order, keeping the
 first of equal splits. So the data here are float32-exact normal columns with distinct values

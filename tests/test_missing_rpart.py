@@ -1,11 +1,11 @@
-"""Chapter 14's surrogate grower against R's rpart: the same trees, surrogates and predictions on data with holes.
+"""Chapter 15's surrogate grower against R's rpart: the same trees, surrogates and predictions on data with holes.
 
 The claim: `grow_surrogate(X, y, "gini" | "squared_error", w, K, categorical=..., max_surrogates=5, min_samples_split=s,
-min_samples_leaf=l, max_depth=d)`, asked for predictions with chapter 12's `apply`, grows the tree that rpart grows with
+min_samples_leaf=l, max_depth=d)`, asked for predictions with chapter 13's `apply`, grows the tree that rpart grows with
 `rpart.control(cp = -1, xval = 0, maxcompete = 0, maxsurrogate = 5, usesurrogate = 2, minsplit = s, minbucket = l,
 maxdepth = d)` and `method = "class"` or `"anova"`: node for node the same primary splits, counts, weights and values,
 the same surrogates (features, thresholds or level sets, orientation, agreement and adj), and the same predictions (class
-probabilities or means) to 1e-9 on the training rows and on new rows with more holes. Also: chapter 13's `prune` on
+probabilities or means) to 1e-9 on the training rows and on new rows with more holes. Also: chapter 14's `prune` on
 these trees is rpart's `prune(fit, cp)` (regression trees), and rpart's one different rule without surrogates
 (maxsurrogate = 0 keeps the rows without the split's feature in the node) is pinned down.
 
@@ -15,7 +15,7 @@ two and three classes or a regression target, with or without sample weights; ho
 observed). The rules are tests/rpart_rules.md; tests/rpart_reference.py re-implements them and flags the near-ties that
 rounding decides inside rpart: a data set is used only when it has none (the next seed replaces it), as in
 tests/test_rpart_oracle.py. One documented deviation remains: a row that no surrogate decides goes, at a node whose
-children hold equally many training rows, to the right child here (chapter 02's `default_side`) and stops at the node in
+children hold equally many training rows, to the right child here (chapter 2's `default_side`) and stops at the node in
 rpart; `rpart_routing` below routes by rpart's rule, and the rows concerned are counted.
 """
 import os
@@ -126,7 +126,7 @@ def fitted():
     "Every accepted problem with our tree and rpart's (one Rscript run for all): those with 5 surrogates, those with none."
     chosen = [accepted(*c) for c in CONFIGURATIONS]
     fits = [rpart_fit_of(p) for p in chosen]
-    for p in chosen:                 # regression trees are also pruned, by chapter 13 and by rpart (see the pruning test)
+    for p in chosen:                 # regression trees are also pruned, by chapter 14 and by rpart (see the pruning test)
         if p["task"] != "anova": continue
         path = cost_complexity_path(p["tree"])
         k = len(path.ccp_alphas) // 2
@@ -269,7 +269,7 @@ def test_same_surrogates(grown):
 
 
 def test_same_predictions(grown):
-    """Class probabilities or means on the training rows and on new rows with 1.5 times the holes, to 1e-9: chapter 12's
+    """Class probabilities or means on the training rows and on new rows with 1.5 times the holes, to 1e-9: chapter 13's
     `apply` for every row that does not meet a tie of the children's counts, rpart's routing rule for all rows."""
     worst, rows, tied = 0.0, 0, 0
     for p in grown:
@@ -333,7 +333,7 @@ def test_perfect_categorical_surrogate_is_dropped():
 
 
 def test_pruned_surrogate_trees_are_rpart_pruned(grown):
-    """Chapter 13's `prune` on a surrogate tree keeps the surrogates of the splits it keeps. For a regression tree the
+    """Chapter 14's `prune` on a surrogate tree keeps the surrogates of the splits it keeps. For a regression tree the
     risk R(t) = SS_t / W is rpart's over W, so `prune(tree, alpha)` is rpart's `prune(fit, cp = alpha / R(root))`:
     the same nodes, surrogates and predictions, with alpha halfway (geometrically) between two steps of the path."""
     compared = 0

@@ -1,4 +1,4 @@
-"""Chapter 19's model files: every tree, forest and boosting model of the library round-trips through JSON exactly
+"""Chapter 20's model files: every tree, forest and boosting model of the library round-trips through JSON exactly
 (its attributes, bit for bit, and every prediction on training and new data), a file of another version, a truncated or
 tampered one and a foreign one are refused with errors that say what to do, and loading runs no code from the file."""
 import base64, builtins, gzip, importlib, json, pickle, warnings

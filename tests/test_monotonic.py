@@ -1,4 +1,4 @@
-"""Monotonic constraints (chapter 8's bounds, chapter 15's `monotonic_cst`): scikit-learn 1.9's trees as the oracle, node for
+"""Monotonic constraints (chapter 8's bounds, chapter 16's `monotonic_cst`): scikit-learn 1.9's trees as the oracle, node for
 node on data without ties (the problems and comparisons of test_sklearn_oracle.py), every criterion scikit-learn constrains,
 weights, stopping rules, best-first growth and missing values; monotone predictions along every constrained feature for trees
 and forests, whatever the splitter; scikit-learn's errors; and no change at all without constraints."""

@@ -1,4 +1,4 @@
-"""Several outputs grown as one tree (chapter 5's `MultiOutput`, chapter 15's 2-D y, chapter 17's forests): scikit-learn 1.9's
+"""Several outputs grown as one tree (chapter 5's `MultiOutput`, chapter 16's 2-D y, chapter 18's forests): scikit-learn 1.9's
 multi-output trees as the oracle, node for node on data without ties, for every criterion it allows, with weights, class
 weights, NaN and text labels; scikit-learn's shapes (`tree_.value` (nodes, outputs, classes), `predict_proba` a list);
 forests; the model file; and clear refusals where several outputs are not grown."""

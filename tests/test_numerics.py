@@ -1,4 +1,4 @@
-"""Exact numerics of the level-wise grower (chapter 08): every frontier node is centred and scaled on its own, so a
+"""Exact numerics of the level-wise grower (chapter 8): every frontier node is centred and scaled on its own, so a
 regression tree does not change when y is shifted, scaled from 1e-6 to 1e150, or given a step of up to 1e8 between
 two groups; nothing overflows, and a target too wide for float64 is refused with the reason."""
 import numpy as np

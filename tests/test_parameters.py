@@ -1,4 +1,4 @@
-"""Every parameter a scikit-learn user types, on chapter 15's estimators.
+"""Every parameter a scikit-learn user types, on chapter 16's estimators.
 
 The signature is scikit-learn's (names, order and defaults); every bad value is refused before the
 data is read, with an exception that is both a ValueError and a TypeError (as scikit-learn's

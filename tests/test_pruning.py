@@ -1,4 +1,4 @@
-"""Chapter 13 (pruning) against scikit-learn, and its edge cases; then chapter 16's cross-validation of alpha.
+"""Chapter 14 (pruning) against scikit-learn, and its edge cases; then chapter 17's cross-validation of alpha.
 
 scikit-learn is the oracle for the weakest-link path. Its path lists one alpha per cut node (a tie
 between two links shows as the same alpha twice), ours one entry per distinct alpha (all tied links
@@ -13,8 +13,8 @@ classification needs larger leaves (equal class counts tie often in small nodes)
 tiny min_impurity_decrease, so that neither library splits a pure node whose weighted impurity is
 rounding noise (about 1e-15).
 
-Our trees are grown by chapter 08's level-wise grower and pruned by chapter 13's functions directly;
-the last sections go through chapter 15's estimators (imported inside the tests that need them).
+Our trees are grown by chapter 8's level-wise grower and pruned by chapter 14's functions directly;
+the last sections go through chapter 16's estimators (imported inside the tests that need them).
 """
 import numpy as np
 import pytest
@@ -127,7 +127,7 @@ def test_pruned_trees_equal_sklearn(shared):
         assert same_tree(prune(ours, a), sk_tree), f"alpha={a!r}"
 
 
-# ---- a tree small enough to check by hand (chapter 13's ten samples)
+# ---- a tree small enough to check by hand (chapter 14's ten samples)
 
 X_HAND = np.arange(1, 11, dtype=float)[:, None]
 Y_HAND = np.array([0, 0, 0, 1, 1, 0, 1, 1, 1, 1])
@@ -224,7 +224,7 @@ def test_not_a_tree_is_rejected():
 
 
 def test_what_the_estimators_call():
-    "Chapter 15's estimators call prune(tree, ccp_alpha) and read ccp_alphas and impurities of cost_complexity_path(tree)."
+    "Chapter 16's estimators call prune(tree, ccp_alpha) and read ccp_alphas and impurities of cost_complexity_path(tree)."
     tree = hand_tree()
     path = cost_complexity_path(tree)
     np.testing.assert_allclose(path.ccp_alphas, [0, 3 / 35, 54 / 175], rtol=1e-12)
@@ -246,7 +246,7 @@ def test_path_is_monotone_and_nested_on_random_trees():
             assert prune(tree, a).n_leaves == n
 
 
-# ---- through chapter 15's estimators: ccp_alpha and cost_complexity_pruning_path call chapter 13
+# ---- through chapter 16's estimators: ccp_alpha and cost_complexity_pruning_path call chapter 14
 
 def test_estimators_prune_as_prune_does(shared):
     from climbing_trees.estimators import DecisionTreeClassifier, DecisionTreeRegressor
@@ -274,7 +274,7 @@ def test_estimators_ccp_alpha_zero_and_bad_values():
             DecisionTreeClassifier(ccp_alpha=alpha).fit(X_HAND, Y_HAND)
 
 
-# ---- choosing alpha (chapter 16: cv_alpha_table and one_standard_error_alpha, built on the estimators)
+# ---- choosing alpha (chapter 17: cv_alpha_table and one_standard_error_alpha, built on the estimators)
 
 def test_one_standard_error_alpha():
     import pandas as pd

@@ -3,7 +3,7 @@
 The claim: rpart grown with `rpart.control(cp = -1, xval = 0, maxcompete = 0, minsplit = min_samples_split,
 minbucket = min_samples_leaf, maxdepth = max_depth or 30)`, `method = "class"` (its default split,
 "gini", with its default priors, the observed class proportions) or `"anova"`, grows the tree that
-chapter 08's `grow_levelwise` grows with criterion "gini" or "squared_error" (and chapter 04's
+chapter 8's `grow_levelwise` grows with criterion "gini" or "squared_error" (and chapter 4's
 `grow_tree`, for numeric columns), on numeric and categorical columns, with and without sample weights:
 node for node the same features, thresholds, level sets, counts, weights and values, and the same
 predictions (class probabilities or means) on the training rows and on new rows, to 1e-9.
@@ -293,7 +293,7 @@ def test_same_predictions(grown):
 
 
 def test_naive_grower_agrees(grown):
-    "Chapter 04's depth-first grower (numeric columns) grows the same trees as rpart."
+    "Chapter 4's depth-first grower (numeric columns) grows the same trees as rpart."
     one_per_task = {p["task"]: p for p in reversed(grown) if not p["mixed"] and p["weighted"] == (p["task"] == "class3")}
     for p in one_per_task.values():
         tree = grow_ours(p["X"], p["y"], p["w"], (), p["task"], p["rules"], grower=grow_tree)

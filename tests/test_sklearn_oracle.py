@@ -1,4 +1,4 @@
-"""scikit-learn as the oracle for chapter 15's estimators: on numeric data without ties, the same tree.
+"""scikit-learn as the oracle for chapter 16's estimators: on numeric data without ties, the same tree.
 
 scikit-learn stores X as float32 and visits the features in a random order, keeping the first of
 equal splits; so the data here are float32-exact, and each problem is accepted only if scikit-learn

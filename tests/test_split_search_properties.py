@@ -1,6 +1,6 @@
 """Property tests: every split search of the book chooses the same split and grows the same tree.
 
-The naive search of chapter 03 is the oracle; chapter 05's incremental and vectorized searches
+The naive search of chapter 3 is the oracle; chapter 5's incremental and vectorized searches
 must agree with it on random data with ties, integer and float weights (zeros included),
 2 to 5 classes or regression targets, and every stopping rule; and on regression targets that are
 shifted, scaled and stepped far from 0 (`problems(extreme=True)`). The vectorized tree must not
@@ -89,7 +89,7 @@ RULES = (st.one_of(st.none(), st.integers(1, 5)), st.integers(2, 6), st.integers
 def test_all_searches_grow_the_same_tree_on_extreme_targets(problem, max_depth, min_samples_split, min_samples_leaf):
     "y * scale + shift + step * group, scale 1e-6 to 1e150, shift and step 0 or 1e8: the three searches grow the same tree."
     X, y, w, criterion, n_classes = problem
-    # scale 1e-6 beside an offset of 1e8 leaves y a few bits beyond 1e8, and chapter 01's two-pass variance (the naive
+    # scale 1e-6 beside an offset of 1e8 leaves y a few bits beyond 1e8, and chapter 1's two-pass variance (the naive
     # search's) is then off by more than the tie tolerance (its mean's rounding error, squared): not an oracle there
     assume(offset_to_spread(X, y) < 1e10)
     rules = dict(max_depth=max_depth, min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,

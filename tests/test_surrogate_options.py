@@ -1,12 +1,12 @@
-"""Surrogate trees beyond rpart's options (chapter 14), and best-first growth in chapter 04's loop.
+"""Surrogate trees beyond rpart's options (chapter 15), and best-first growth in chapter 4's loop.
 
 rpart grows surrogate trees with Gini and squared error, depth first, with the best cut of every feature; its trees are
-the oracle of tests/test_missing_rpart.py. Chapter 14's grower also takes every criterion of the book, random
+the oracle of tests/test_missing_rpart.py. Chapter 15's grower also takes every criterion of the book, random
 thresholds (`splitter="random"`) and best-first growth (`max_leaf_nodes`), since the surrogates read only the sides of
 the primary split and the weights. The claims checked here:
-- chapter 04's `grow_tree` with `max_leaf_nodes` grows chapter 08's best-first tree, and scikit-learn's on tie-free data;
-- without a hole, the surrogate tree (surrogates set aside) is chapter 08's tree, depth first and best first, for every
-  criterion but the misclassification rate (whose zero-gain splits rpart's rule refuses: chapter 14 checks that case);
+- chapter 4's `grow_tree` with `max_leaf_nodes` grows chapter 8's best-first tree, and scikit-learn's on tie-free data;
+- without a hole, the surrogate tree (surrogates set aside) is chapter 8's tree, depth first and best first, for every
+  criterion but the misclassification rate (whose zero-gain splits rpart's rule refuses: chapter 15 checks that case);
 - with holes, a best-first surrogate tree has its budget of leaves and is the full surrogate tree cut back;
 - random thresholds: the same `random_state` grows the same tree, every threshold lies within its node's known values,
   every node holds the rows its parent's split, surrogates and majority send it; randomized trees averaged do about
