@@ -18,7 +18,9 @@ Cases (issue 37's "Targets"):
 - with --large: a full-depth `DecisionTreeClassifier` on 1,000,000 x 20 continuous features (`make_classification`,
   10 informative), best of 1, and each tree's accuracy on 200,000 held-out rows: ours exact, and ours with
   `max_bins=255` (chapter 12's bins), each against scikit-learn's exact tree; the target (0.5) is for the binned
-  tree, within 0.005 of the exact tree's accuracy.
+  tree, within 0.005 of the exact tree's accuracy. Then the added peak memory of the same fits on the same 1,000,000
+  training rows, each in a fresh process that reads the table from a file (`peak_memory_mb`, Linux): scikit-learn's
+  exact tree, ours exact, and ours with `max_bins=255` (target: at most 1.0x scikit-learn's exact tree).
 One core: the process pins itself to one processor (the last allowed, or --cpu) and sets the BLAS thread variables to 1
 before numpy loads. Every time is the best of `repeats` runs, ours and scikit-learn's alternating in each round (a
 machine whose speed drifts slows both alike). Ratio = ours / scikit-learn's. The node counts are printed beside the
@@ -92,6 +94,24 @@ def large_cases():
              lambda: fitted(DecisionTreeClassifier(max_bins=255, random_state=0)), lambda: fitted(SkClassifier(random_state=0)), 1)]
 
 
+def large_memory():
+    "The added peak memory (MB) of the 1M x 20 fits, each in a fresh process that reads the table from a file."
+    from sklearn.datasets import make_classification
+    from climbing_trees.bench import peak_memory_mb
+    X, y = make_classification(1_200_000, 20, n_informative=10, random_state=0)
+    with tempfile.TemporaryDirectory() as folder:
+        stored = os.path.join(folder, "table.npz")
+        np.savez(stored, X=X[:1_000_000], y=y[:1_000_000])
+        del X, y
+        setup = (f"import numpy as np; from sklearn.tree import DecisionTreeClassifier as Theirs; "
+                 f"from climbing_trees import DecisionTreeClassifier; table = np.load({stored!r}); "
+                 f"X, y = table['X'], table['y']")
+        return {name: peak_memory_mb(setup, fit) for name, fit in (
+            ("scikit-learn, exact", "Theirs(random_state=0).fit(X, y)"),
+            ("ours, exact", "DecisionTreeClassifier(random_state=0).fit(X, y)"),
+            ("ours, max_bins=255", "DecisionTreeClassifier(max_bins=255, random_state=0).fit(X, y)"))}
+
+
 def cases(quick):
     "(label, target kind, ours(), scikit-learn's(), repeats) of each row of the table; each call returns a fitted model."
     X_digits, y_digits = load_digits(return_X_y=True)
@@ -154,6 +174,12 @@ def main():
             nodes += f"; held-out accuracy {models['sk'].accuracy:.4f} / {models['ours'].accuracy:.4f}"
         ratio = our_time / sk_time
         print(f"{label:48s} {repeats:7d} {sk_time:9.3f} {our_time:9.3f} {ratio:7.2f} {TARGETS[kind]:6.2f}  {nodes}", flush=True)
+    if args.large:
+        added = large_memory()
+        theirs = added["scikit-learn, exact"]
+        print("added peak memory, 1M x 20 training rows, each fit in a fresh process (target for max_bins=255: 1.0)")
+        for name, mb in added.items():
+            print(f"  {name:28s} {mb:8.1f} MB  {mb / theirs:5.2f}x scikit-learn's exact tree", flush=True)
 
 
 if __name__ == "__main__":

@@ -365,7 +365,8 @@ def _grow(self, X, y, w, n_classes):
                                             grower_seed(self.random_state))
     binning = (None if self.max_bins is None else                           # chapter 12's bins of the numeric columns
                fit_binning(X if (w > 0).all() else X[w > 0], self.max_bins, np.flatnonzero(~self.is_categorical_), random_state=self.random_state))
-    grown = grow_by_plan(plan, X if binning is None else binning.codes(X), y, w, self.algorithm)
+    small = self.algorithm == "levelwise" and plan.missing != "surrogate"   # bytes: the grower's codes
+    grown = grow_by_plan(plan, X if binning is None else binning.codes(X, small), y, w, self.algorithm)
     if binning is not None: grown = unbin_tree(grown, binning)              # thresholds on X's scale: predict needs no bins
     self._install(prune(grown, self.ccp_alpha) if self.ccp_alpha > 0 else grown)
 

@@ -18,15 +18,17 @@ from .levelwise import NodeSplits, _per_tree
 from .counting import COUNTING, _broadcast_rows, _level_split, _proxies
 
 # %% auto #0
-__all__ = ['BY_VALUES_WIDTH', 'BY_VALUES_BLOCK', 'BY_VALUES_TABLE', 'BY_VALUES', 'MAX_BINS', 'BINNING_SUBSAMPLE', 'ALMOST_INF',
-           'small_codes', 'ValueCuts', 'LevelBits', 'by_values_search', 'bin_thresholds', 'Binning', 'fit_binning',
-           'unbin_tree']
+__all__ = ['BY_VALUES_WIDTH', 'BY_VALUES_BLOCK', 'BY_VALUES_TABLE', 'CODES_ROWS_PER_VALUE', 'BY_VALUES', 'MAX_BINS',
+           'BINNING_SUBSAMPLE', 'ALMOST_INF', 'small_codes', 'ValueCuts', 'LevelBits', 'by_values_search',
+           'bin_thresholds', 'Binning', 'fit_binning', 'unbin_tree']
 
 # %% ../nbs/12_without_orders.ipynb #e93277b3
 BY_VALUES_WIDTH = 32         # a classifier grows without orders if its columns have at
                              # most this many values
-BY_VALUES_BLOCK = 2 ** 20    # (column, row) entries counted at a time, in groups of
-BY_VALUES_TABLE = 2 ** 22    # nodes whose table of bins has at most this many
+BY_VALUES_BLOCK = 2 ** 18    # (column, row) entries counted at a time, in groups of
+BY_VALUES_TABLE = 2 ** 20    # nodes whose table of bins has at most this many
+CODES_ROWS_PER_VALUE = 128   # X given as codes (unsigned integers, chapter 12's bins)
+                             # grows without orders from this many rows per value
 
 def small_codes(X, max_values=BY_VALUES_WIDTH):
     """Each column of `X` (N, D) as codes of its values, (D, N) uint8, and the values,
@@ -34,13 +36,22 @@ def small_codes(X, max_values=BY_VALUES_WIDTH):
     Codes increase with the values; a code need not occur. None if X holds NaN, or a
     column has more than `max_values` values or two within `FEATURE_THRESHOLD`. Whole
     numbers within a range below `max_values` are coded as x less the smallest (no
-    sort); other columns by `np.unique`, tried on their first rows first."""
+    sort; bytes whose smallest is 0 in every column, as a column-major X of
+    `Binning.codes` holds them, are their own codes: no copy); other columns by
+    `np.unique`, tried on their first rows first."""
     N, D = X.shape
-    if N == 0 or D == 0 or max_values > 256 or np.isnan(X).any(): return None
+    integers = np.issubdtype(X.dtype, np.integer)
+    if N == 0 or D == 0 or max_values > 256 or (not integers and np.isnan(X).any()):
+        return None
     lowest, highest = X.min(axis=0), X.max(axis=0)
-    whole = (highest - lowest < max_values) & (X == np.floor(X)).all(axis=0)
-    codes, values = np.empty((D, N), dtype=np.uint8), [None] * D
-    if whole.any(): codes[whole] = (X[:, whole] - lowest[whole]).T
+    if integers: lowest, highest = lowest.astype(np.int64), highest.astype(np.int64)
+    whole = (highest - lowest < max_values) & (integers or (X == np.floor(X)).all(axis=0))
+    values = [None] * D
+    if X.dtype == np.uint8 and whole.all() and not lowest.any():
+        codes = np.ascontiguousarray(X.T)               # a view if X is column-major
+    else:
+        codes = np.empty((D, N), dtype=np.uint8)
+        for j in np.flatnonzero(whole).tolist(): codes[j] = X[:, j] - lowest[j]
     for j in np.flatnonzero(whole).tolist():
         values[j] = lowest[j] + np.arange(highest[j] - lowest[j] + 1)
     for j in np.flatnonzero(~whole).tolist():          # the first rows' values, else
@@ -143,6 +154,8 @@ def by_values_search(plan, X, rows=None, max_values=BY_VALUES_WIDTH, classes_onl
             or not crit.sufficient_statistics or crit.children_rule
             or plan.n_outputs > 1
             or (n_levelled and classes and plan.n_classes > 2)): return None
+    if np.issubdtype(X.dtype, np.unsignedinteger):               # codes already (bins):
+        max_values = max(max_values, min(256, len(X) // CODES_ROWS_PER_VALUE))   # wider
     coded = small_codes(X, max_values)
     if coded is None: return None
     codes, values = coded
@@ -150,11 +163,8 @@ def by_values_search(plan, X, rows=None, max_values=BY_VALUES_WIDTH, classes_onl
     (D, N), width = codes.shape, values.shape[1]
     if n_levelled and width > 64: return None        # a node's levels left: 64 bits
     block = max(1, BY_VALUES_BLOCK // N)                          # columns a block
-    flat_codes, keyed = codes.reshape(-1), None
-    if plan.max_features is None:                                 # j W + code, j within
-        small = N * max(block, D) * width < 2 ** 31               # its block
-        keyed = codes.astype(np.int32 if small else np.intp)
-        keyed += (np.arange(D) % block * width).astype(keyed.dtype)[:, None]
+    flat_codes = codes.reshape(-1)                               # keys j W + code, j
+    keyed = np.int32 if N * max(block, D) * width < 2 ** 31 else np.intp   # within its block
     levelled = np.zeros(D, dtype=bool)                            # categorical columns
     levelled[list(plan.categorical)] = True
     level = np.full(values.shape, -1, dtype=np.intp)      # their codes' levels (-1: no
@@ -341,8 +351,9 @@ def by_values_search(plan, X, rows=None, max_values=BY_VALUES_WIDTH, classes_onl
                 along = lambda a: (stats_at if a is None else a if every_row
                                    else a.take(row))
                 for lo in range(0, D, block):
-                    keys = keyed[lo:lo + block]
-                    keys = keys.copy() if every_row else keys.take(row, axis=1)
+                    keys = codes[lo:lo + block]
+                    keys = (keys if every_row else keys.take(row, axis=1)).astype(keyed)
+                    keys += (np.arange(len(keys)) * width).astype(keyed)[:, None]
                     js = np.arange(lo, lo + len(keys))
                     found, n_left, code, after, _, sides = count(
                         g, keys, node, a1 - a0, size[a0:a1], active[a0:a1], along,
@@ -398,13 +409,20 @@ class Binning(NamedTuple):
     "Each column's bin thresholds (None: the column is left as it is, a categorical one)."
     thresholds: tuple
 
-    def codes(self, X):
-        "A copy of `X` with each binned column replaced by its bin numbers, as float32 (the grower's `X`, half the memory of float64 and exact up to 2**24 bins); NaN stays NaN."
-        out = np.array(X, dtype=np.float32)
+    def codes(self, X, small=False):
+        """A copy of `X` with each binned column replaced by its bin numbers, as float32 (the grower's `X`, half the memory of float64 and exact up to 2**24 bins); NaN stays NaN.
+        `small`: as bytes instead (column-major, a column's codes together), if every column is binned into at most 256 bins and none is missing: a quarter of the memory, and
+        chapter 8's grower takes them as codes, without orders where it may."""
+        X = np.asarray(X, dtype=float)                 # binned as given: float32 could round
+        if small and all(t is not None and len(t) < 256 for t in self.thresholds) and not np.isnan(X).any():
+            out = np.empty(X.shape, dtype=np.uint8, order="F")     # a value across a threshold
+            for j, t in enumerate(self.thresholds): out[:, j] = np.searchsorted(t, X[:, j], side="left")
+            return out
+        out = X.astype(np.float32)
         for j, t in enumerate(self.thresholds):
             if t is None: continue
-            known = ~np.isnan(out[:, j])
-            out[known, j] = np.searchsorted(t, out[known, j], side="left")
+            known = ~np.isnan(X[:, j])
+            out[known, j] = np.searchsorted(t, X[known, j], side="left")
         return out
 
     def real_thresholds(self, feature, threshold):

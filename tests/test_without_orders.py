@@ -167,3 +167,46 @@ def test_categorical_columns_grow_without_orders_the_sorted_trees():
                 assert np.allclose(a.value, b.value, rtol=1e-10, atol=1e-12)
                 grown += int(np.any(a.categorical))
     assert grown == len(cases) * 5 * len(weights)                   # every tree split on levels
+
+
+def test_binned_bytes_grow_without_orders_the_sorted_trees():
+    "`Binning.codes(X, small=True)` gives column-major bytes, the bins of X as given (no float32 rounding across a threshold); on enough rows per bin a classifier grows on them without orders, and every growth (two and three classes, a leaf rule, drawn columns, regression, too few rows) is the sorted grower's tree on the float codes."
+    from dataclasses import replace
+    from sklearn.datasets import make_classification
+    from climbing_trees.counting import COUNTING
+    from climbing_trees.levelwise import Growth, grow_levelwise_from_plan
+    from climbing_trees.tree import tree_differences
+    from climbing_trees.without_orders import BY_VALUES, CODES_ROWS_PER_VALUE, small_codes
+    cases = [(40_000, 255, "gini", 2, {}), (40_000, 64, "entropy", 3, dict(min_samples_leaf=3)),
+             (40_000, 255, "gini", 2, dict(max_features=5, random_state=1)),
+             (5_000, 255, "gini", 2, {}), (40_000, 255, "squared_error", None, dict(max_depth=8))]
+    went = []
+    for n, bins, criterion, k, rules in cases:
+        X, y = make_classification(n, 12, n_informative=8, n_classes=k or 2, random_state=0)
+        if k is None: y = X[:, 0] + np.random.default_rng(0).normal(size=n)
+        binning = fit_binning(X, bins, random_state=0)
+        floats, small = binning.codes(X), binning.codes(X, small=True)
+        assert small.dtype == np.uint8 and small.flags.f_contiguous and np.array_equal(small, floats)
+        codes, _ = small_codes(small, 256)
+        assert np.shares_memory(codes, small)                      # its own codes: no copy
+        _, y_p, w_p, plan = plan_growth(floats, y, criterion, None, k, **rules)
+        went.append(not Growth(replace(plan, tuning=BY_VALUES), small, y_p, w_p).sorted)
+        ours = grow_levelwise_from_plan(replace(plan, tuning=BY_VALUES), small, y_p, w_p)   # as the
+        oracle = grow_levelwise_from_plan(replace(plan, tuning=COUNTING), floats, y_p, w_p)   # estimator
+        assert tree_differences(replace(ours, value=oracle.value, impurity=oracle.impurity), oracle) == []
+        assert np.allclose(ours.value, oracle.value)
+    assert went == [True, True, True, False, False]                # 5,000 rows < 128 a bin; regression sorts
+    assert 5_000 < CODES_ROWS_PER_VALUE * 256 <= 40_000
+
+
+def test_binned_trees_send_their_training_rows_where_they_were_counted():
+    "A full-depth binned tree, unbinned, sends each training row (of continuous X) to the leaf that counted it: the leaves' n_node_samples are the rows `apply` brings there. Binning float32-rounded values broke this for rows next to a threshold."
+    from sklearn.datasets import make_classification
+    from climbing_trees.estimators import DecisionTreeClassifier
+    X, y = make_classification(40_000, 12, n_informative=8, random_state=0)
+    for algorithm in ("levelwise", "vectorized"):                  # bytes, and float codes
+        model = DecisionTreeClassifier(max_bins=255, random_state=0, algorithm=algorithm).fit(X, y)
+        tree = model.tree_
+        leaves = np.flatnonzero(tree.children_left == -1)
+        reached = np.bincount(model.apply(X), minlength=tree.node_count)
+        np.testing.assert_array_equal(reached[leaves], tree.n_node_samples[leaves])
