@@ -65,10 +65,9 @@ class Growth:
         self.centred = self.crit.shift_invariant                           # squared error: each node on its own centre
         self.children_rule = self.crit.children_rule                      # Poisson's
         self.positive = None if (self.w > 0).all() else (self.w > 0).astype(np.int64)
-        codes = np.issubdtype(self.X.dtype, np.integer)                    # codes (chapter 12's bins): no NaN
-        missing = np.zeros(self.n_features, dtype=bool) if codes else np.isnan(self.X).any(axis=0)   # once per fit: the others skip every NaN step
+        missing = np.zeros(self.n_features, bool) if self.X.dtype.kind in "iu" else np.isnan(self.X).any(axis=0)   # codes: no NaN; once per fit
         by_values = None if t.by_values is None or presorted is not None or node_searches else t.by_values(plan, self.X, rows)
-        self.X = self.X if by_values else np.ascontiguousarray(self.X, dtype=np.float32 if codes else None)   # read in place: no transposed copy; codes as values
+        self.X = self.X if by_values else np.ascontiguousarray(self.X, dtype=np.float32 if self.X.dtype.kind in "iu" else None)   # integer codes (chapter 12's bins) as values
         if rows is not None and by_values is None and (t.without_orders is None or keeps_orders(self.splitter, self.searches, int(missing.any()))):   # sweeps read the samples' rows:
             self.X, rows = self.X.take(rows, axis=0), None                 # copied (and their own NaN counted)
             missing = np.isnan(self.X).any(axis=0)
