@@ -45,7 +45,8 @@ def small_codes(X, max_values=BY_VALUES_WIDTH):
         return None
     lowest, highest = X.min(axis=0), X.max(axis=0)
     if integers: lowest, highest = lowest.astype(np.int64), highest.astype(np.int64)
-    whole = (highest - lowest < max_values) & (integers or (X == np.floor(X)).all(axis=0))
+    whole = highest - lowest < max_values
+    whole &= integers or (X == np.floor(X)).all(axis=0)
     values = [None] * D
     if X.dtype == np.uint8 and whole.all() and not lowest.any():
         codes = np.ascontiguousarray(X.T)               # a view if X is column-major
@@ -164,7 +165,7 @@ def by_values_search(plan, X, rows=None, max_values=BY_VALUES_WIDTH, classes_onl
     if n_levelled and width > 64: return None        # a node's levels left: 64 bits
     block = max(1, BY_VALUES_BLOCK // N)                          # columns a block
     flat_codes = codes.reshape(-1)                               # keys j W + code, j
-    keyed = np.int32 if N * max(block, D) * width < 2 ** 31 else np.intp   # within its block
+    keyed = np.int32 if N * max(block, D) * width < 2 ** 31 else np.intp   # j in a block
     levelled = np.zeros(D, dtype=bool)                            # categorical columns
     levelled[list(plan.categorical)] = True
     level = np.full(values.shape, -1, dtype=np.intp)      # their codes' levels (-1: no
@@ -410,13 +411,17 @@ class Binning(NamedTuple):
     thresholds: tuple
 
     def codes(self, X, small=False):
-        """A copy of `X` with each binned column replaced by its bin numbers, as float32 (the grower's `X`, half the memory of float64 and exact up to 2**24 bins); NaN stays NaN.
-        `small`: as bytes instead (column-major, a column's codes together), if every column is binned into at most 256 bins and none is missing: a quarter of the memory, and
-        chapter 8's grower takes them as codes, without orders where it may."""
-        X = np.asarray(X, dtype=float)                 # binned as given: float32 could round
-        if small and all(t is not None and len(t) < 256 for t in self.thresholds) and not np.isnan(X).any():
-            out = np.empty(X.shape, dtype=np.uint8, order="F")     # a value across a threshold
-            for j, t in enumerate(self.thresholds): out[:, j] = np.searchsorted(t, X[:, j], side="left")
+        """A copy of `X` with each binned column replaced by its bin numbers, as float32
+        (the grower's `X`, half the memory of float64, exact up to 2**24 bins); NaN stays
+        NaN. `small`: as bytes instead, column-major (a column's codes together), if
+        every column is binned into at most 256 bins and none is missing: a quarter of
+        the memory, and chapter 8's grower takes them as codes."""
+        X = np.asarray(X, dtype=float)            # binned as given: rounded to float32,
+        bytes_fit = all(t is not None and len(t) < 256 for t in self.thresholds)   # a
+        if small and bytes_fit and not np.isnan(X).any():       # value could cross a
+            out = np.empty(X.shape, dtype=np.uint8, order="F")  # threshold
+            for j, t in enumerate(self.thresholds):
+                out[:, j] = np.searchsorted(t, X[:, j], side="left")
             return out
         out = X.astype(np.float32)
         for j, t in enumerate(self.thresholds):
