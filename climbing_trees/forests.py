@@ -32,10 +32,10 @@ from .estimators import (BaseTreeEstimator, DecisionTreeClassifier, DecisionTree
                                        checked_targets)
 
 # %% auto #0
-__all__ = ['TREES_BATCH_ELEMENTS', 'PREFER', 'FORK', 'trees_orders', 'grow_trees', 'grow_trees_from_plan', 'tree_seeds',
-           'n_bootstrap_samples', 'bootstrap_indices', 'tree_weights', 'joblib_configured', 'forked_map', 'BaseForest',
-           'ForestRegressor', 'ForestClassifier', 'RandomForestClassifier', 'ExtraTreesClassifier',
-           'RandomForestRegressor', 'ExtraTreesRegressor']
+__all__ = ['TREES_BATCH_ELEMENTS', 'FOREST_BLOCK_ELEMENTS', 'FOREST_TUNING', 'PREFER', 'FORK', 'trees_orders', 'grow_trees',
+           'grow_trees_from_plan', 'tree_seeds', 'n_bootstrap_samples', 'bootstrap_indices', 'tree_weights',
+           'joblib_configured', 'forked_map', 'BaseForest', 'ForestRegressor', 'ForestClassifier',
+           'RandomForestClassifier', 'ExtraTreesClassifier', 'RandomForestRegressor', 'ExtraTreesRegressor']
 
 # %% ../nbs/18_forests.ipynb #8462ae61
 def trees_orders(plan, X, presorted=None):
@@ -52,7 +52,7 @@ def trees_orders(plan, X, presorted=None):
 def grow_trees(X, y, criterion="gini", sample_weights=None, n_classes=None, *, random_states=None, presorted=None, categorical=(),
                max_depth=None, min_samples_split=2, min_samples_leaf=1, min_impurity_decrease=0.0, min_weight_leaf=0.0,
                max_leaf_nodes=None, max_features=None, splitter="best", tuning=None, batch_elements=None):
-    "One `Tree` per row of `sample_weights` (B, N), with `random_states[b]` and `min_weight_leaf` (a number, or one per tree): the arguments checked once (`plan_growth`, and each row of weights), then `grow_trees_from_plan`; `tuning`: chapter 12's `BY_VALUES` (chapter 10's `FAST`, categorical columns a depth at a time, few-valued columns counted, and growth without orders where it may) unless given."
+    "One `Tree` per row of `sample_weights` (B, N), with `random_states[b]` and `min_weight_leaf` (a number, or one per tree): the arguments checked once (`plan_growth`, and each row of weights), then `grow_trees_from_plan`; `tuning`: `FOREST_TUNING`, chapter 12's `BY_VALUES` (chapter 10's `FAST`, categorical columns a depth at a time, few-valued columns counted, and growth without orders where it may) with larger blocks, unless given."
     sample_weights = np.atleast_2d(np.asarray(sample_weights, dtype=float))
     B = len(sample_weights)
     random_states = [None] * B if random_states is None else list(random_states)
@@ -65,12 +65,14 @@ def grow_trees(X, y, criterion="gini", sample_weights=None, n_classes=None, *, r
                                 min_impurity_decrease=min_impurity_decrease, min_weight_leaf=float(min_weight_leaf.max()),
                                 max_leaf_nodes=max_leaf_nodes, max_features=max_features, splitter=splitter)
     for w in sample_weights: check_sample_weight(w, len(X))
-    plan = replace(plan, tuning=BY_VALUES if tuning is None else tuning)  # chapters 10 to 12's paths unless told otherwise
+    plan = replace(plan, tuning=FOREST_TUNING if tuning is None else tuning)  # chapters 10 to 12's paths unless told otherwise
     if presorted is not None: presorted = check_presorted(presorted, X.shape)
     return grow_trees_from_plan(plan, X, y, sample_weights, random_states, presorted, min_weight_leaf,
                                 TREES_BATCH_ELEMENTS if batch_elements is None else batch_elements)
 
 TREES_BATCH_ELEMENTS = 2 ** 21   # trees grown together: at most about this many (row, feature) entries a batch
+FOREST_BLOCK_ELEMENTS = 2 ** 17   # a batch's drawn pairs are swept in blocks of this many entries (measured)
+FOREST_TUNING = replace(BY_VALUES, block_elements=FOREST_BLOCK_ELEMENTS)   # the trees' paths: chapter 12's, larger blocks
 
 def grow_trees_from_plan(plan, X, y, sample_weights, random_states, presorted=None, min_weight_leaf=None,
                          batch_elements=TREES_BATCH_ELEMENTS):
@@ -278,6 +280,7 @@ def _grow_forest(self, X, y, seeds):
     plan, self._max_features = resolve_plan(template, len(y), X.shape[1], 1.0, getattr(self, "n_classes_", None),   # min_weight_leaf:
                                             np.flatnonzero(self.is_categorical_), n_outputs=self.n_outputs_)         # per unit of weight
     batched = template.algorithm == "levelwise" and plan.missing == "direction"
+    if batched: plan = replace(plan, tuning=FOREST_TUNING)                # trees grown together: larger blocks
     binning = (None if self.max_bins is None else                         # chapter 12's bins, once for all the trees
                fit_binning(X, self.max_bins, np.flatnonzero(~self.is_categorical_), random_state=self.random_state))
     X = X if binning is None else binning.codes(X)
