@@ -73,3 +73,16 @@ def test_every_jupyter_book_page_exists():
 def test_cell_tags_follow_nbdev_directives():
     r = subprocess.run([sys.executable, "tools/nbtags.py", "--check", "nbs"], cwd=ROOT, capture_output=True, text=True)
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_reading_paths_name_chapters_of_the_book_in_book_order():
+    "The three reading paths (landing page, how to read) list pages of the book, in its order, with their times."
+    sys.path.insert(0, str(ROOT / "tools"))
+    from book_pages import READING_PATHS, reading_paths_markdown
+    text = reading_paths_markdown(NBS)
+    assert text.count("hours") == len(READING_PATHS) + 1                 # each path, and the whole book
+    for name, _, stems in READING_PATHS:
+        assert f"**{name}** ({len(stems)} chapters;" in text
+        assert all(f"({stem}.ipynb)" in text for stem in stems)
+    short = reading_paths_markdown(NBS, links=False, counts=False)
+    assert ".ipynb" not in short and "words" not in short.split("The whole book")[0]

@@ -80,6 +80,73 @@ def references_markdown(nbs="."):
     return "\n\n".join(parts) + "\n"
 
 
+# ---------------------------------------------------------------- reading paths
+
+WORDS_A_MINUTE = 200        # prose read with care, as one reads a textbook
+CODE_LINES_A_MINUTE = 10    # code read line by line, output included
+
+READING_PATHS = [           # (who it is for, what the path gives them, the chapters in reading order)
+    ("Learn the algorithm",
+     "how CART chooses, grows, prunes, handles categories and holes, and how ensembles build on it",
+     ["01_impurity", "02_tree", "03_naive_split", "04_growth", "05_incremental", "06_categorical",
+      "13_inference", "14_pruning", "15_missing", "18_forests", "19_boosting", "21_explaining"]),
+    ("Use trees well",
+     "what a tree fits, how to size, prune, read, explain and save one, and when a forest or boosting does better",
+     ["01_impurity", "04_growth", "13_inference", "14_pruning", "15_missing", "16_estimators",
+      "17_selection", "18_forests", "19_boosting", "20_model_files", "21_explaining", "23_hist_estimators"]),
+    ("Make numpy fast",
+     "how an algorithm that looks sequential becomes a few array operations a depth, measured at every step",
+     ["00_measuring", "03_naive_split", "05_incremental", "07_frontier", "08_levelwise", "09_complexity",
+      "10_making_numpy_fast", "11_counting", "12_without_orders", "22_hist_boosting"]),
+]
+
+
+def notebook_size(path):
+    "(words of prose, lines of code) of a notebook."
+    cells = json.loads(Path(path).read_text(encoding="utf-8"))["cells"]
+    words = sum(len("".join(c["source"]).split()) for c in cells if c["cell_type"] == "markdown")
+    lines = sum(len("".join(c["source"]).splitlines()) for c in cells if c["cell_type"] == "code")
+    return words, lines
+
+
+def reading_minutes(words, lines):
+    "The reading time of `words` of prose and `lines` of code at the rates above."
+    return words / WORDS_A_MINUTE + lines / CODE_LINES_A_MINUTE
+
+
+def reading_paths_markdown(nbs=".", links=True, counts=True):
+    """The three reading paths as Markdown: for each, its chapters in order (with their
+    numbers, linked if `links`) and its reading time (and, if `counts`, its words and
+    lines of code), counted from the notebooks as they are now; then the same for the
+    whole book. The landing page, copied into the README, shows only the hours, which
+    change far less often than the counts."""
+    nbs = Path(nbs).resolve()
+    numbers = dict(toc_entries(nbs))
+    every = [stem for stem, _ in toc_entries(nbs) if (nbs / f"{stem}.ipynb").exists()
+             and (numbers[stem] is not None or stem == "00_measuring")]
+    def entry(stem):
+        title, n = notebook_title(nbs / f"{stem}.ipynb"), numbers[stem]
+        text = title if n is None else f"{n}. {title}"
+        return f"[{text}]({stem}.ipynb)" if links else f"*{text}*"
+    def length(stems):
+        words, lines = map(sum, zip(*(notebook_size(nbs / f"{s}.ipynb") for s in stems)))
+        hours = reading_minutes(words, lines) / 60
+        counted = f"{words:,} words and {lines:,} lines of code: " if counts else ""
+        return f"{counted}about {hours:.0f} hours"
+    parts = []
+    for name, gives, stems in READING_PATHS:
+        missing = [s for s in stems if s not in numbers]
+        if missing: raise ValueError(f"reading path {name!r} names pages not in the book: {missing}")
+        order = [numbers[s] or 0 for s in stems]
+        if order != sorted(order): raise ValueError(f"reading path {name!r} is not in book order")
+        parts.append(f"**{name}** ({len(stems)} chapters; {length(stems)}): {gives}.\n\n"
+                     + " · ".join(entry(s) for s in stems))
+    parts.append(f"The whole book: {len(every)} chapters; {length(every)}. Times are at "
+                 f"{WORDS_A_MINUTE} words of prose and {CODE_LINES_A_MINUTE} lines of code a minute, "
+                 "counted from the chapters when this page was built.")
+    return "\n\n".join(parts) + "\n"
+
+
 # ---------------------------------------------------------------- API reference
 
 class _Annotation(str):

@@ -1,7 +1,9 @@
 """Write README.md from nbs/index.ipynb (Quarto cannot be installed here, so no nbdev_readme).
 
 Hidden cells (`#| hide`, `#| default_exp`, tag remove-cell) are dropped; markdown cells are
-copied; other code cells become fenced Python blocks, each followed by the text it prints.
+copied; a cell marked `#| echo: false` shows only what it displays, as Markdown (the reading
+paths' table, counted from the chapters); other code cells become fenced Python blocks, each
+followed by the text it prints.
 The outputs are computed here, not copied from the notebook (which is committed without outputs):
 the visible code cells run in order, in one fresh Python process started from `nbs/` (where the
 book runs them), without the hidden cells, so the README's snippets are exactly what a reader can
@@ -32,7 +34,8 @@ for i, source in enumerate(cells):
             exec(compile(tree, f"<README snippet {i + 1}>", "exec"), namespace)
             if last is not None:
                 value = eval(compile(ast.Expression(last.value), f"<README snippet {i + 1}>", "eval"), namespace)
-                if value is not None: print(repr(value))
+                if hasattr(value, "_repr_markdown_"): print(value._repr_markdown_())   # Markdown(...)
+                elif value is not None: print(repr(value))
     except BaseException:
         import traceback
         sys.stderr.write(f"README snippet {i + 1} failed:\n{source}\n\n{traceback.format_exc()}")
@@ -52,7 +55,8 @@ def visible_cells(nb_path):
         elif cell.cell_type == "code":
             if "remove-cell" in wanted_tags(cell) | set(cell.metadata.get("tags", [])): continue
             code = "\n".join(l for l in cell.source.splitlines() if not l.startswith("#|")).strip()
-            if code: cells.append(("code", code))
+            shown = "#| echo: false" in cell.source.splitlines()       # only its output, as Markdown
+            if code: cells.append(("output" if shown else "code", code))
     return cells
 
 
@@ -70,11 +74,14 @@ def render(nb_path):
     "The README text: markdown cells as they are, each code cell fenced with its printed output below it."
     nb_path = Path(nb_path)
     cells = visible_cells(nb_path)
-    outputs = iter(run_snippets([text for kind, text in cells if kind == "code"], cwd=nb_path.parent))
+    outputs = iter(run_snippets([text for kind, text in cells if kind != "markdown"], cwd=nb_path.parent))
     parts = []
     for kind, text in cells:
         if kind == "markdown":
             parts.append(text)
+            continue
+        if kind == "output":                 # an `#| echo: false` cell: what it displays, as Markdown
+            parts.append(next(outputs).strip())
             continue
         parts.append(f"```python\n{text}\n```")
         printed = next(outputs).rstrip()
