@@ -195,35 +195,6 @@ class BaseGradientBoosting(EnsembleMembers, BaseTreeEstimator):
                                      categorical_features=self.categorical_features, handle_unknown=self.handle_unknown,
                                      missing=self.missing, max_surrogates=self.max_surrogates)
 
-    def _check_params(self):
-        "Check every parameter before reading data; a `ParameterError` names the culprit and what it accepts."
-        if self.loss not in self._losses:
-            raise ParameterError(f"unknown loss {self.loss!r} for {type(self).__name__}; choose one of {', '.join(map(repr, self._losses))}")
-        check_parameter("criterion", self.criterion, self.criterion == "deprecated" or self.criterion in BOOSTING_CRITERIA,
-                        "'deprecated' (the default), 'squared_error' or 'friedman_mse' (all grow the same trees)")
-        if self.criterion != "deprecated":               # scikit-learn 1.9's FutureWarning, in words of ours
-            warnings.warn(f"The parameter `criterion` is deprecated since scikit-learn 1.9 (which removes it in 1.11) and has no effect: "
-                          f"every tree is grown with the squared error, which ranks splits as criterion={self.criterion!r} does; "
-                          "leave criterion at its default, 'deprecated', to silence this warning", FutureWarning, stacklevel=3)
-        check_parameter("learning_rate", self.learning_rate, is_number(self.learning_rate) and 0 <= self.learning_rate < np.inf, "a finite number >= 0")
-        check_parameter("n_estimators", self.n_estimators, is_integer(self.n_estimators) and self.n_estimators >= 1, "an integer >= 1")
-        check_parameter("subsample", self.subsample, is_number(self.subsample) and 0 < self.subsample <= 1, "a fraction in (0, 1]")
-        check_parameter("validation_fraction", self.validation_fraction,
-                 is_number(self.validation_fraction) and 0 < self.validation_fraction < 1, "a fraction in (0, 1)")
-        check_parameter("n_iter_no_change", self.n_iter_no_change, self.n_iter_no_change is None or is_integer(self.n_iter_no_change)
-                 and self.n_iter_no_change >= 1, "None (no early stopping) or an integer >= 1")
-        check_parameter("tol", self.tol, is_number(self.tol) and 0 <= self.tol < np.inf, "a finite number >= 0")
-        check_parameter("verbose", self.verbose, is_integer(self.verbose) or isinstance(self.verbose, (bool, np.bool_)), "an integer (0: silent)")
-        check_parameter("warm_start", self.warm_start, isinstance(self.warm_start, (bool, np.bool_)), "True or False")
-        needs = "predict_proba" if is_classifier(self) else "predict"          # what _init_raw asks of the initial model
-        init_ok = (self.init == "zero" if isinstance(self.init, str) else self.init is None
-                   or not isinstance(self.init, type) and hasattr(self.init, "fit") and hasattr(self.init, needs))
-        check_parameter("init", self.init, init_ok, f"None, 'zero' or an estimator (an instance, not its class) with fit and {needs}")
-        if hasattr(self, "alpha"): check_parameter("alpha", self.alpha, is_number(self.alpha) and 0 < self.alpha < 1, "a number in (0, 1)")
-        check_parameter("random_state", self.random_state, self.random_state is None or is_integer(self.random_state) and 0 <= self.random_state < 2**32
-                 or isinstance(self.random_state, np.random.RandomState), "None, an integer in [0, 2**32 - 1] or a numpy.random.RandomState")
-        self._tree_template()._check_params()
-
 # %% ../nbs/19_boosting.ipynb #738a84f8
 @patch_to(BaseGradientBoosting)
 def _stage_tree(self, X, g, w, rows, orders, unit_weights, plan):
@@ -303,23 +274,6 @@ def _clear_state(self):
     "Forget a previous fit (what `warm_start=False` does)."
     for name in ("estimators_", "train_score_", "oob_improvement_", "oob_scores_", "oob_score_", "init_", "_rng", "n_estimators_"):
         if hasattr(self, name): delattr(self, name)
-
-class _Progress:
-    "scikit-learn's `verbose` report: a header, a line per stage for stages 1-10, then every 10th up to 100, and so on (every stage if verbose > 1)."
-    def __init__(self, estimator, begin):
-        self.verbose, self.every, self.begin, self.start, self.oob = estimator.verbose, 1, begin, perf_counter(), estimator.subsample < 1
-        names = ["Iter", "Train Loss"] + (["OOB Improve"] if self.oob else []) + ["Remaining Time"]
-        print(("%10s " + "%16s " * (len(names) - 1)) % tuple(names))
-
-    def update(self, j, estimator):
-        "Report stage `j` if it is due."
-        i = j - self.begin
-        if (i + 1) % self.every: return
-        remaining = (estimator.n_estimators - (j + 1)) * (perf_counter() - self.start) / (i + 1)
-        remaining = f"{remaining / 60:.2f}m" if remaining > 60 else f"{remaining:.2f}s"
-        oob = f" {estimator.oob_improvement_[j]:>16.4f}" if self.oob else ""
-        print(f"{j + 1:>10d} {estimator.train_score_[j]:>16.4f}{oob} {remaining:>16s}")
-        if self.verbose == 1 and (i + 1) // (self.every * 10) > 0: self.every *= 10
 
 # %% ../nbs/19_boosting.ipynb #b43d2983
 @patch_to(BaseGradientBoosting)
@@ -520,6 +474,37 @@ class GradientBoostingClassifier(ClassifierMixin, BaseGradientBoosting):
         "The predicted class after each stage."
         for raw in self._staged_raw_predict(X): yield self._classes_of(raw)
 
+# %% ../nbs/19_boosting.ipynb #ad186fe0
+@patch_to(BaseGradientBoosting)
+def _check_params(self):
+    "Check every parameter before reading data; a `ParameterError` names the culprit and what it accepts."
+    if self.loss not in self._losses:
+        raise ParameterError(f"unknown loss {self.loss!r} for {type(self).__name__}; choose one of {', '.join(map(repr, self._losses))}")
+    check_parameter("criterion", self.criterion, self.criterion == "deprecated" or self.criterion in BOOSTING_CRITERIA,
+                    "'deprecated' (the default), 'squared_error' or 'friedman_mse' (all grow the same trees)")
+    if self.criterion != "deprecated":               # scikit-learn 1.9's FutureWarning, in words of ours
+        warnings.warn(f"The parameter `criterion` is deprecated since scikit-learn 1.9 (which removes it in 1.11) and has no effect: "
+                      f"every tree is grown with the squared error, which ranks splits as criterion={self.criterion!r} does; "
+                      "leave criterion at its default, 'deprecated', to silence this warning", FutureWarning, stacklevel=3)
+    check_parameter("learning_rate", self.learning_rate, is_number(self.learning_rate) and 0 <= self.learning_rate < np.inf, "a finite number >= 0")
+    check_parameter("n_estimators", self.n_estimators, is_integer(self.n_estimators) and self.n_estimators >= 1, "an integer >= 1")
+    check_parameter("subsample", self.subsample, is_number(self.subsample) and 0 < self.subsample <= 1, "a fraction in (0, 1]")
+    check_parameter("validation_fraction", self.validation_fraction,
+             is_number(self.validation_fraction) and 0 < self.validation_fraction < 1, "a fraction in (0, 1)")
+    check_parameter("n_iter_no_change", self.n_iter_no_change, self.n_iter_no_change is None or is_integer(self.n_iter_no_change)
+             and self.n_iter_no_change >= 1, "None (no early stopping) or an integer >= 1")
+    check_parameter("tol", self.tol, is_number(self.tol) and 0 <= self.tol < np.inf, "a finite number >= 0")
+    check_parameter("verbose", self.verbose, is_integer(self.verbose) or isinstance(self.verbose, (bool, np.bool_)), "an integer (0: silent)")
+    check_parameter("warm_start", self.warm_start, isinstance(self.warm_start, (bool, np.bool_)), "True or False")
+    needs = "predict_proba" if is_classifier(self) else "predict"          # what _init_raw asks of the initial model
+    init_ok = (self.init == "zero" if isinstance(self.init, str) else self.init is None
+               or not isinstance(self.init, type) and hasattr(self.init, "fit") and hasattr(self.init, needs))
+    check_parameter("init", self.init, init_ok, f"None, 'zero' or an estimator (an instance, not its class) with fit and {needs}")
+    if hasattr(self, "alpha"): check_parameter("alpha", self.alpha, is_number(self.alpha) and 0 < self.alpha < 1, "a number in (0, 1)")
+    check_parameter("random_state", self.random_state, self.random_state is None or is_integer(self.random_state) and 0 <= self.random_state < 2**32
+             or isinstance(self.random_state, np.random.RandomState), "None, an integer in [0, 2**32 - 1] or a numpy.random.RandomState")
+    self._tree_template()._check_params()
+
 # %% ../nbs/19_boosting.ipynb #c7c1d002
 @patch_to(BaseGradientBoosting)
 def to_shap(self):
@@ -538,3 +523,21 @@ def to_shap(self):
     binary_log_loss = is_classifier(self) and self.loss == "log_loss" and K == 1
     return shap_model(trees, float(offset[0]) if K == 1 else offset, "log_odds" if binary_log_loss else "raw_value",
                       "binary_crossentropy" if binary_log_loss else "squared_error" if self.loss == "squared_error" else None)
+
+# %% ../nbs/19_boosting.ipynb #bc84af48
+class _Progress:
+    "scikit-learn's `verbose` report: a header, a line per stage for stages 1-10, then every 10th up to 100, and so on (every stage if verbose > 1)."
+    def __init__(self, estimator, begin):
+        self.verbose, self.every, self.begin, self.start, self.oob = estimator.verbose, 1, begin, perf_counter(), estimator.subsample < 1
+        names = ["Iter", "Train Loss"] + (["OOB Improve"] if self.oob else []) + ["Remaining Time"]
+        print(("%10s " + "%16s " * (len(names) - 1)) % tuple(names))
+
+    def update(self, j, estimator):
+        "Report stage `j` if it is due."
+        i = j - self.begin
+        if (i + 1) % self.every: return
+        remaining = (estimator.n_estimators - (j + 1)) * (perf_counter() - self.start) / (i + 1)
+        remaining = f"{remaining / 60:.2f}m" if remaining > 60 else f"{remaining:.2f}s"
+        oob = f" {estimator.oob_improvement_[j]:>16.4f}" if self.oob else ""
+        print(f"{j + 1:>10d} {estimator.train_score_[j]:>16.4f}{oob} {remaining:>16s}")
+        if self.verbose == 1 and (i + 1) // (self.every * 10) > 0: self.every *= 10
