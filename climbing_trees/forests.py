@@ -34,8 +34,8 @@ from .estimators import (BaseTreeEstimator, DecisionTreeClassifier, DecisionTree
 # %% auto #0
 __all__ = ['TREES_BATCH_ELEMENTS', 'FOREST_BLOCK_ELEMENTS', 'FOREST_TUNING', 'PREFER', 'FORK', 'trees_orders', 'grow_trees',
            'grow_trees_from_plan', 'tree_seeds', 'n_bootstrap_samples', 'bootstrap_indices', 'tree_weights',
-           'joblib_configured', 'forked_map', 'BaseForest', 'ForestRegressor', 'ForestClassifier',
-           'RandomForestClassifier', 'ExtraTreesClassifier', 'RandomForestRegressor', 'ExtraTreesRegressor']
+           'BaseForest', 'ForestRegressor', 'ForestClassifier', 'RandomForestClassifier', 'ExtraTreesClassifier',
+           'RandomForestRegressor', 'ExtraTreesRegressor', 'joblib_configured', 'forked_map']
 
 # %% ../nbs/18_forests.ipynb #8462ae61
 def trees_orders(plan, X, presorted=None):
@@ -176,30 +176,8 @@ def _grow_batch(X, y, orders, seeds, sampling, plan, algorithm, ccp_alpha):
 # %% ../nbs/18_forests.ipynb #f652c6c1
 def _is_bool(v): return isinstance(v, (bool, np.bool_))
 
-PREFER = "processes"               # joblib's kind of worker when a configuration leaves the choice to it ('In parallel')
+PREFER = "processes"               # joblib's kind of worker if a configuration leaves it open (last section)
 FORK = sys.platform.startswith("linux")   # unconfigured, n_jobs > 1: processes forked from this one grow the batches
-
-def joblib_configured():
-    "Whether the caller configured joblib (`parallel_config` with a backend, or a preference for threads or shared memory): then joblib runs the batches. Reads joblib's defaults (its private sentinels); anything unexpected counts as configured."
-    try:
-        from joblib import parallel
-        config, unset = getattr(parallel._backend, "config", parallel.default_parallel_config), type(parallel.default_parallel_config["backend"])
-        return not all(isinstance(config[key], unset) for key in ("backend", "prefer", "require"))
-    except (ImportError, AttributeError, KeyError, TypeError): return True
-
-_FORKED = None                     # (function, arguments before the item, after it): set just before the workers fork
-
-def _run_forked(item):
-    function, before, after = _FORKED
-    return function(*before, item, *after)
-
-def forked_map(function, items, n_jobs, before=(), after=()):
-    "`function(*before, item, *after)` of each item, in order, as a generator, on `n_jobs` processes forked from this one: they start with the library already imported and read the arguments from the parent's memory, copied only where written; only the items and the results travel."
-    global _FORKED
-    _FORKED = (function, tuple(before), tuple(after))
-    try:
-        with multiprocessing.get_context("fork").Pool(n_jobs) as pool: yield from pool.imap(_run_forked, items)
-    finally: _FORKED = None
 
 class BaseForest(EnsembleMembers, BaseTreeEstimator):
     "What the four forests share: checks, the parallel fit, out-of-bag estimates, importances, `apply` and `decision_path`."
@@ -474,3 +452,26 @@ def to_shap(self):
     check_is_fitted(self)
     names = getattr(self, "feature_names_in_", None)
     return {**self.estimators_[0].to_shap(), "trees": [shap_tree(e.tree_, 1 / len(self), feature_names=names) for e in self]}
+
+# %% ../nbs/18_forests.ipynb #fac783c6
+def joblib_configured():
+    "Whether the caller configured joblib (`parallel_config` with a backend, or a preference for threads or shared memory): then joblib runs the batches. Reads joblib's defaults (its private sentinels); anything unexpected counts as configured."
+    try:
+        from joblib import parallel
+        config, unset = getattr(parallel._backend, "config", parallel.default_parallel_config), type(parallel.default_parallel_config["backend"])
+        return not all(isinstance(config[key], unset) for key in ("backend", "prefer", "require"))
+    except (ImportError, AttributeError, KeyError, TypeError): return True
+
+_FORKED = None                     # (function, arguments before the item, after it): set just before the workers fork
+
+def _run_forked(item):
+    function, before, after = _FORKED
+    return function(*before, item, *after)
+
+def forked_map(function, items, n_jobs, before=(), after=()):
+    "`function(*before, item, *after)` of each item, in order, as a generator, on `n_jobs` processes forked from this one: they start with the library already imported and read the arguments from the parent's memory, copied only where written; only the items and the results travel."
+    global _FORKED
+    _FORKED = (function, tuple(before), tuple(after))
+    try:
+        with multiprocessing.get_context("fork").Pool(n_jobs) as pool: yield from pool.imap(_run_forked, items)
+    finally: _FORKED = None
