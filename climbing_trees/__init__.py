@@ -11,21 +11,26 @@ __all__ = ['DecisionTreeClassifier', 'DecisionTreeRegressor', 'export_text', 'pl
            'DataWarning', 'shap_values', 'partial_dependence']
 
 # %% ../nbs/index.ipynb #e3feac4b
-# the public API: trees (16), readers of a tree (13), pruning level (17), forests (18), boosting (19), model
-# files (20), explanations (21), histogram boosting (23), the warning a doubtful table raises (6)
+# the public API: trees (16), their readers (13), pruning level (17), ensembles (18, 19,
+# 23), model files (20), explanations (21), the warning of a doubtful table (6)
 from .categorical import DataWarning
 from .estimators import DecisionTreeClassifier, DecisionTreeRegressor
 from .inference import export_text, plot_tree, export_graphviz
 from .selection import cv_alpha_table, one_standard_error_alpha
-from .forests import RandomForestClassifier, RandomForestRegressor, ExtraTreesClassifier, ExtraTreesRegressor
-from .boosting import GradientBoostingClassifier, GradientBoostingRegressor
-from .hist_estimators import HistGradientBoostingClassifier, HistGradientBoostingRegressor
+from .forests import RandomForestClassifier, RandomForestRegressor
+from .forests import ExtraTreesClassifier, ExtraTreesRegressor
+from .boosting import GradientBoostingClassifier
+from .boosting import GradientBoostingRegressor
+from .hist_estimators import HistGradientBoostingClassifier
+from .hist_estimators import HistGradientBoostingRegressor
 from .model_file import save, load, to_json, from_json
 from .explain import shap_values, partial_dependence
 
-_all_ = ["DecisionTreeClassifier", "DecisionTreeRegressor", "export_text", "plot_tree", "export_graphviz",
-         "cv_alpha_table", "one_standard_error_alpha",
-         "RandomForestClassifier", "RandomForestRegressor", "ExtraTreesClassifier", "ExtraTreesRegressor",
-         "GradientBoostingClassifier", "GradientBoostingRegressor", "HistGradientBoostingClassifier",
-         "HistGradientBoostingRegressor", "save", "load", "to_json", "from_json", "DataWarning",
-         "shap_values", "partial_dependence"]
+_all_ = [
+    "DecisionTreeClassifier", "DecisionTreeRegressor", "export_text", "plot_tree",
+    "export_graphviz", "cv_alpha_table", "one_standard_error_alpha",
+    "RandomForestClassifier", "RandomForestRegressor", "ExtraTreesClassifier",
+    "ExtraTreesRegressor", "GradientBoostingClassifier", "GradientBoostingRegressor",
+    "HistGradientBoostingClassifier", "HistGradientBoostingRegressor", "save", "load",
+    "to_json", "from_json", "DataWarning", "shap_values", "partial_dependence"
+]

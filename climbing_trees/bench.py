@@ -16,13 +16,15 @@ __all__ = ['MEMORY_MEASURABLE', 'Timing', 'time_call', 'loglog_exponent', 'scali
 # %% ../nbs/00_measuring.ipynb #8b56b253
 @dataclass
 class Timing:
-    "Wall-clock seconds of repeated runs of one call: `best` (the estimate), `median`, and every run."
+    """Wall-clock seconds of repeated runs of one call: `best` (the estimate), `median`,
+    and every run."""
     best: float
     median: float
     runs: list
 
 def time_call(fn, repeats=3, budget=None):
-    "Time `fn()` `repeats` times (fewer if the runs so far exceed `budget` seconds); return a `Timing`."
+    """Time `fn()` `repeats` times (fewer if the runs so far exceed `budget` seconds);
+    return a `Timing`."""
     runs = []
     for _ in range(repeats):
         t0 = time.perf_counter(); fn(); runs.append(time.perf_counter() - t0)
@@ -31,56 +33,76 @@ def time_call(fn, repeats=3, budget=None):
 
 # %% ../nbs/00_measuring.ipynb #beedd0a3
 def loglog_exponent(sizes, seconds):
-    "Least-squares slope of log(seconds) against log(sizes): the exponent b of t = a N^b."
+    """Least-squares slope of log(seconds) against log(sizes): the exponent b of t = a
+    N^b."""
     sizes, seconds = np.asarray(sizes, dtype=float), np.asarray(seconds, dtype=float)
     if len(sizes) < 2: raise ValueError("need at least two sizes to fit an exponent")
-    if (sizes <= 0).any() or (seconds <= 0).any(): raise ValueError("sizes and times must be positive to take logarithms")
+    if (sizes <= 0).any() or (seconds <= 0).any():
+        raise ValueError("sizes and times must be positive to take logarithms")
     return float(np.polyfit(np.log(sizes), np.log(seconds), 1)[0])
 
 # %% ../nbs/00_measuring.ipynb #922c8901
 def scaling(run, sizes, label, repeats=3, budget=3.0, progress=True, size_name="N"):
-    "Time `run(n)` for each n in `sizes` (best of `repeats`, stopping early past `budget` seconds); one row per size."
+    """Time `run(n)` for each n in `sizes` (best of `repeats`, stopping early past
+    `budget` seconds); one row per size."""
     rows = []
     for n in sizes:
         timing = time_call(lambda: run(n), repeats, budget)
-        rows.append({"algorithm": label, size_name: n, "seconds": timing.best, "median": timing.median, "runs": len(timing.runs)})
-        if progress: print(f"  {label:>14}  {size_name}={n:>7,}  best {timing.best:8.4f} s  median {timing.median:8.4f} s", flush=True)
+        rows.append({
+            "algorithm": label, size_name: n, "seconds": timing.best,
+            "median": timing.median, "runs": len(timing.runs)
+        })
+        if progress:
+            print(
+                f"  {label:>14}  {size_name}={n:>7,}  best {timing.best:8.4f} s  "
+                f"median {timing.median:8.4f} s", flush=True)
     return pd.DataFrame(rows)
 
 def exponents(table, by="algorithm", x="N", y="seconds"):
     "Fitted log-log exponent of `y` against `x` for each group of `table`."
-    return {name: loglog_exponent(g[x], g[y]) for name, g in table.groupby(by, sort=False)}
+    return {
+        name: loglog_exponent(g[x], g[y]) for name, g in table.groupby(by, sort=False)
+    }
 
 # %% ../nbs/00_measuring.ipynb #d204a171
-MEMORY_MEASURABLE = sys.platform.startswith("linux")     # peak_memory_mb reads Linux's /proc/self/status
+# peak_memory_mb reads Linux's /proc/self/status
+MEMORY_MEASURABLE = sys.platform.startswith("linux")
 
 def peak_memory_mb(setup, statement):
-    "Peak resident memory (MB) that `statement` adds, in a fresh Python process, after `setup` has run (Linux only)."
+    """Peak resident memory (MB) that `statement` adds, in a fresh Python process, after
+    `setup` has run (Linux only)."""
     if not MEMORY_MEASURABLE:
-        raise RuntimeError(f"peak_memory_mb reads the peak resident memory from /proc/self/status, which only Linux has "
-                           f"(this is {sys.platform}); check MEMORY_MEASURABLE before measuring memory")
+        raise RuntimeError("peak_memory_mb reads the peak resident memory from "
+                           "/proc/self/status, which only Linux has "
+                           f"(this is {sys.platform}); check "
+                           "MEMORY_MEASURABLE before measuring memory")
     code = textwrap.dedent(f"""
         import ctypes, json
-        ctypes.CDLL(None).prctl(41, 1, 0, 0, 0)   # PR_SET_THP_DISABLE: huge pages make the kernel's RSS counts lag
+        # PR_SET_THP_DISABLE: huge pages make the kernel's RSS counts lag
+        ctypes.CDLL(None).prctl(41, 1, 0, 0, 0)
         def peak_kb():
-            return int(next(l for l in open("/proc/self/status") if l.startswith("VmHWM")).split()[1])
+            status = open("/proc/self/status").read().splitlines()
+            return int(next(l for l in status if l.startswith("VmHWM")).split()[1])
         {setup}
         before = peak_kb()
         {statement}
         print(json.dumps((peak_kb() - before) / 1024))
     """)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    if out.returncode != 0: raise RuntimeError(f"memory measurement failed:\n{out.stderr[-2000:]}")
+    if out.returncode != 0:
+        raise RuntimeError(f"memory measurement failed:\n{out.stderr[-2000:]}")
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 # %% ../nbs/00_measuring.ipynb #46fad1ff
 def gaussian_problem(n, d=10, seed=0):
-    "Gaussian features and a noisy binary target that depends on three of them: a balanced-ish, deep tree."
+    """Gaussian features and a noisy binary target that depends on three of them: a
+    balanced-ish, deep tree."""
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(n, d))
     return X, (X[:, 0] + X[:, 1] * X[:, 2] + 0.5 * rng.normal(size=n) > 0).astype(int)
 
 def chain_problem(n, d=1):
-    "Labels alternating along one feature (repeated `d` times): the tree is a chain of depth n - 1."
+    """Labels alternating along one feature (repeated `d` times): the tree is a chain of
+    depth n - 1."""
     x = np.arange(n, dtype=float)
     return np.column_stack([x] * d), np.arange(n) % 2

@@ -6,10 +6,12 @@
 from __future__ import annotations
 from functools import partial
 import numpy as np
-from .impurity import (CLASSIFICATION_CRITERIA, CLASS_IMPURITY, CRITERIA, POISSON_EPSILON, REGRESSION_CRITERIA,
-                                     entropy, gini, weighted_median)
+from .impurity import (CLASSIFICATION_CRITERIA, CLASS_IMPURITY, CRITERIA,
+                                     POISSON_EPSILON, REGRESSION_CRITERIA, entropy,
+                                     gini, weighted_median)
 from .tree import Split
-from .naive import admissible_cuts, best_split, first_best, midpoints, naive_column_split
+from .naive import (
+    admissible_cuts, best_split, first_best, midpoints, naive_column_split)
 
 # %% auto #0
 __all__ = ['STATISTICS', 'COLUMN_SEARCHES', 'SPLIT_SEARCHES', 'Criterion', 'ClassificationCriterion', 'Gini', 'Entropy',
@@ -19,19 +21,32 @@ __all__ = ['STATISTICS', 'COLUMN_SEARCHES', 'SPLIT_SEARCHES', 'Criterion', 'Clas
 
 # %% ../nbs/05_incremental.ipynb #27661b1e
 class Criterion:
-    "What a sweep over sorted values needs: per-sample statistics that add up, and impurity and value from their sums."
-    sufficient_statistics = True     # the impurity is a function of the summed statistics (False: absolute error)
-    shift_invariant = False          # a grower may centre y at each node's mean before making statistics (squared error)
-    proxy_statistics = None          # how many leading statistics `split_proxy` reads (None: all of them)
-    weight_statistic = None          # which statistic is the sample weight itself, if one is (squared error: the first)
-    statistics_sum_to_weight = False # the statistics add up to the weight (classification: the class columns)
-    class_sums = False               # its impurity sums one function `class_term` of each class's weight (Gini, entropy)
-    children_rule = False            # it refuses some children itself, `admissible_children` (Poisson)
+    """What a sweep over sorted values needs: per-sample statistics that add up, and
+    impurity and value from their sums."""
+    # the impurity is a function of the summed statistics (False: absolute error)
+    sufficient_statistics = True
+    # a grower may centre y at each node's mean before making statistics (squared error)
+    shift_invariant = False
+    # how many leading statistics `split_proxy` reads (None: all of them)
+    proxy_statistics = None
+    # which statistic is the sample weight itself, if one is (squared error: the first)
+    weight_statistic = None
+    # the statistics add up to the weight (classification: the class columns)
+    statistics_sum_to_weight = False
+    # its impurity sums one function `class_term` of each class's weight (Gini, entropy)
+    class_sums = False
+    # it refuses some children itself, `admissible_children` (Poisson)
+    children_rule = False
     def stats(self, y, sample_weight):
-        "Per-sample sufficient statistics, shape (N, n_stats); a node's statistics are their sum."
+        """Per-sample sufficient statistics, shape (N, n_stats); a node's statistics are
+        their sum."""
         raise NotImplementedError
     def stat_rows(self, y, sample_weight, overwrite_y=False, centred=False):
-        "The columns of `stats` one at a time, each an array of N: a caller that sums each and keeps few of them need not hold all (a criterion may make them so that it holds less, too, and write over `y` if `overwrite_y`: floats the caller made for this call). `centred`: the caller centred `y` itself, node by node (chapter 8), and a shift-invariant criterion adds no shift of its own."
+        """The columns of `stats` one at a time, each an array of N: a caller that sums
+        each and keeps few of them need not hold all (a criterion may make them so that
+        it holds less, too, and write over `y` if `overwrite_y`: floats the caller made
+        for this call). `centred`: the caller centred `y` itself, node by node (chapter
+        8), and a shift-invariant criterion adds no shift of its own."""
         yield from self.stats(y, sample_weight).T
     def weight(self, S):
         "Total weight of the samples summarised by statistics `S` (any leading axes)."
@@ -43,33 +58,48 @@ class Criterion:
         "Node value from statistics `S`: class proportions or the weighted mean."
         raise NotImplementedError
     def move(self, left, right, s):
-        "Move one sample with statistics `s` from the right child to the left, in place: O(n_stats), independent of N."
+        """Move one sample with statistics `s` from the right child to the left, in
+        place: O(n_stats), independent of N."""
         left += s
         right -= s
     def weighted_impurity(self, S, W=None):
-        "The weighted impurity $W_t i(t)$ from statistics `S` (and their weight `W`, if known); a criterion may override it with a cheaper formula."
+        """The weighted impurity $W_t i(t)$ from statistics `S` (and their weight `W`,
+        if known); a criterion may override it with a cheaper formula."""
         return (self.weight(S) if W is None else W) * self.impurity(S)
     def split_impurity(self, left, right):
-        "Children's weighted mean impurity $i(s)$ from the left and right statistics (any leading axes)."
+        """Children's weighted mean impurity $i(s)$ from the left and right statistics
+        (any leading axes)."""
         w_left, w_right = self.weight(left), self.weight(right)
-        return (self.weighted_impurity(left, w_left) + self.weighted_impurity(right, w_right)) / (w_left + w_right)
+        return (self.weighted_impurity(left, w_left)
+                + self.weighted_impurity(right, w_right)) / (w_left + w_right)
     def split_proxy(self, left, right, overwrite=False):
-        "$W_t\\,i(s)$ up to a constant of the node (`proxy_constant`), from the left and right statistics: what a sweep minimises; a criterion may drop the terms that do not depend on the cut. With `overwrite` it may write into `left` and `right`, which the caller made for this call only."
+        """$W_t\\,i(s)$ up to a constant of the node (`proxy_constant`), from the left
+        and right statistics: what a sweep minimises; a criterion may drop the terms
+        that do not depend on the cut. With `overwrite` it may write into `left` and
+        `right`, which the caller made for this call only."""
         return self.weighted_impurity(left) + self.weighted_impurity(right)
     def proxy_constant(self, S):
-        "The constant $c$ of a node with statistics `S` in $W_t\\,i(s) = c + $ `split_proxy(left, right)`."
+        """The constant $c$ of a node with statistics `S` in $W_t\\,i(s) = c + $
+        `split_proxy(left, right)`."""
         return np.zeros(np.shape(S)[:-1])
     def admissible_children(self, left, right):
-        "Which candidate splits the criterion allows, from the children's statistics (any leading axes): all, unless a criterion says otherwise."
+        """Which candidate splits the criterion allows, from the children's statistics
+        (any leading axes): all, unless a criterion says otherwise."""
         return np.ones(np.shape(left)[:-1], dtype=bool)
 
 # %% ../nbs/05_incremental.ipynb #5602cabc
 def _sum_over_classes(S, f=None):
-    "Sum over the last axis of `f(S[..., k])` (or of `S[..., k]`), one class at a time: fast when that axis is short and strided. The first two terms start the sum: no array of zeros to add them to, and the same sum, in the same order."
+    """Sum over the last axis of `f(S[..., k])` (or of `S[..., k]`), one class at a
+    time: fast when that axis is short and strided. The first two terms start the sum:
+    no array of zeros to add them to, and the same sum, in the same order."""
     K = S.shape[-1]
-    if K < 2: return np.array(S[..., 0] if f is None else f(S[..., 0]), dtype=float) if K else np.zeros(S.shape[:-1])
-    if f is None:                                                  # the columns themselves: no function call per class
-        total = np.asarray(np.add(S[..., 0], S[..., 1], dtype=float))   # an array even for one node: written in place below
+    if K < 2:
+        return np.array(S[..., 0] if f is None else f(S[..., 0]),
+                        dtype=float) if K else np.zeros(S.shape[:-1])
+    # the columns themselves: no function call per class
+    if f is None:
+        # an array even for one node: written in place below
+        total = np.asarray(np.add(S[..., 0], S[..., 1], dtype=float))
         for k in range(2, K): total += S[..., k]
         return total
     total = np.asarray(np.add(f(S[..., 0]), f(S[..., 1]), dtype=float))
@@ -77,12 +107,14 @@ def _sum_over_classes(S, f=None):
     return total
 
 class ClassificationCriterion(Criterion):
-    "An impurity of the class proportions (Gini, entropy, misclassification) from weighted class counts $c_k$: statistics are the one-hot rows $w_i e_{y_i}$."
+    """An impurity of the class proportions (Gini, entropy, misclassification) from
+    weighted class counts $c_k$: statistics are the one-hot rows $w_i e_{y_i}$."""
     statistics_sum_to_weight = True      # the class columns add up to the weight
     @property
     def n_stats(self): return self.n_classes
     def __init__(self, impurity_of_proportions, n_classes):
-        self.impurity_of_proportions, self.n_classes = impurity_of_proportions, n_classes
+        (self.impurity_of_proportions, self.n_classes) = (impurity_of_proportions,
+                                                          n_classes)
     def stats(self, y, sample_weight):
         S = np.zeros((len(y), self.n_classes))
         S[np.arange(len(y)), y] = sample_weight
@@ -95,7 +127,8 @@ class ClassificationCriterion(Criterion):
 
 # %% ../nbs/05_incremental.ipynb #0f796a17
 def _xlogx(a, log=np.log):
-    "`a * log(a)` elementwise, with 0 log 0 = 0 (the natural logarithm unless `log` names another)."
+    """`a * log(a)` elementwise, with 0 log 0 = 0 (the natural logarithm unless `log`
+    names another)."""
     a = np.asarray(a, dtype=float)
     return a * log(np.where(a > 0, a, 1.0))
 
@@ -106,66 +139,91 @@ class Gini(ClassificationCriterion):
     def __init__(self, n_classes): super().__init__(gini, n_classes)
     def weighted_impurity(self, S, W=None):
         W = self.weight(S) if W is None else W
-        return W - np.divide(_sum_over_classes(S, np.square), W, out=np.zeros_like(W, dtype=float), where=W > 0)
+        return W - np.divide(_sum_over_classes(S, np.square), W, out=np.zeros_like(
+            W, dtype=float), where=W > 0)
     def split_proxy(self, left, right, overwrite=False):
-        "$-\\sum_k L_k^2 / W_L - \\sum_k R_k^2 / W_R$: the weighted Gini impurity of the children less the node's weight."
-        with np.errstate(over="ignore"):                                   # once for both sides: a masked position's inf
+        """$-\\sum_k L_k^2 / W_L - \\sum_k R_k^2 / W_R$: the weighted Gini impurity of
+        the children less the node's weight."""
+        # once for both sides: a masked position's inf
+        with np.errstate(over="ignore"):
             proxy = _sum_of_squares_over_weight(left, self.weight(left), overwrite)
-            proxy += _sum_of_squares_over_weight(right, self.weight(right), overwrite)   # in place: no third long array
+            # in place: no third long array
+            proxy += _sum_of_squares_over_weight(right, self.weight(right), overwrite)
         return np.negative(proxy, out=proxy) if proxy.ndim else -proxy
     def proxy_constant(self, S): return self.weight(S)
     class_sums, class_term = True, staticmethod(np.square)
     def weighted_impurity_of_sums(self, W, G):
-        "$W\\,i$ from the weight $W$ and $G = \\sum_k c_k^2$ (the sum of `class_term` over the classes)."
+        """$W\\,i$ from the weight $W$ and $G = \\sum_k c_k^2$ (the sum of `class_term`
+        over the classes)."""
         return W - np.divide(G, W, out=np.zeros_like(G, dtype=float), where=W > 0)
 
 _TINY = np.finfo(float).tiny   # the smallest positive normal float
 
 def _sum_of_squares_over_weight(S, W, overwrite=False):
-    "$\\sum_k c_k^2 / W$, 0 where the weight is 0: every $c_k$ is 0 there, so dividing by the smallest positive float instead of 0 gives it, in one pass and no mask. Sums that are no side's (a negative weight, at positions a sweep masks anyway) may give inf: the caller ignores that overflow. With `overwrite`, `S` is squared in place (one call, not one per class)."
-    total = _sum_over_classes(np.square(S, out=S)) if overwrite else _sum_over_classes(S, np.square)
-    return np.divide(total, np.maximum(W, _TINY), out=total)       # in place: no second long array
+    """$\\sum_k c_k^2 / W$, 0 where the weight is 0: every $c_k$ is 0 there, so dividing
+    by the smallest positive float instead of 0 gives it, in one pass and no mask. Sums
+    that are no side's (a negative weight, at positions a sweep masks anyway) may give
+    inf: the caller ignores that overflow. With `overwrite`, `S` is squared in place
+    (one call, not one per class)."""
+    total = _sum_over_classes(np.square(S, out=S)) if overwrite else _sum_over_classes(
+        S, np.square)
+    # in place: no second long array
+    return np.divide(total, np.maximum(W, _TINY), out=total)
 
 class Entropy(ClassificationCriterion):
-    "Entropy (bits) from weighted class counts; weighted impurity `W log2 W - sum(c log2 c)`."
+    """Entropy (bits) from weighted class counts; weighted impurity `W log2 W - sum(c
+    log2 c)`."""
     def __init__(self, n_classes): super().__init__(entropy, n_classes)
     def weighted_impurity(self, S, W=None):
         W = self.weight(S) if W is None else W
         return np.maximum(_xlog2x(W) - _sum_over_classes(S, _xlog2x), 0.0)
     class_sums, class_term = True, staticmethod(_xlog2x)
     def weighted_impurity_of_sums(self, W, G):
-        "$W\\,i$ from the weight $W$ and $G = \\sum_k c_k \\log_2 c_k$ (the sum of `class_term` over the classes)."
+        """$W\\,i$ from the weight $W$ and $G = \\sum_k c_k \\log_2 c_k$ (the sum of
+        `class_term` over the classes)."""
         return np.maximum(_xlog2x(W) - G, 0.0)
 
 # %% ../nbs/05_incremental.ipynb #d1a7d086
 class SquaredError(Criterion):
-    "Weighted variance from $S_0 = \\sum w$, $S_1 = \\sum w u$, $S_2 = \\sum w u^2$ of $u = (y - c)/s$: $c$ the node's mean, $s$ its largest $|y - c|$."
+    """Weighted variance from $S_0 = \\sum w$, $S_1 = \\sum w u$, $S_2 = \\sum w u^2$ of
+    $u = (y - c)/s$: $c$ the node's mean, $s$ its largest $|y - c|$."""
     shift, scale, n_stats = 0.0, 1.0, 3
-    shift_invariant = True                   # its statistics are made from y centred at the node's mean
+    # its statistics are made from y centred at the node's mean
+    shift_invariant = True
     def stats(self, y, sample_weight):
-        "Per-sample $(w, w u, w u^2)$, shape (N, 3): the rows of `stat_rows` as columns."
+        """Per-sample $(w, w u, w u^2)$, shape (N, 3): the rows of `stat_rows` as
+        columns."""
         S = np.empty((len(y), 3))
         for k, row in enumerate(self.stat_rows(y, sample_weight)): S[:, k] = row
         return S
     def stat_rows(self, y, sample_weight, overwrite_y=False, centred=False):
-        "$w$, $w u$, $w u^2$, one array of N at a time; sets `shift` and `scale` for this node, which `value` and `impurity` use to return real units (no shift if `centred`: `y` is already centred, each node on its own). Besides the weights it holds two arrays of N at most: $w u^2$ is written over $u$, and $u$ over `y` if `overwrite_y` (floats the caller made for this call)."
+        """$w$, $w u$, $w u^2$, one array of N at a time; sets `shift` and `scale` for
+        this node, which `value` and `impurity` use to return real units (no shift if
+        `centred`: `y` is already centred, each node on its own). Besides the weights it
+        holds two arrays of N at most: $w u^2$ is written over $u$, and $u$ over `y` if
+        `overwrite_y` (floats the caller made for this call)."""
         y, w = np.asarray(y, dtype=float), np.asarray(sample_weight, dtype=float)
         total = w.sum()
-        self.shift = float((w * y).sum() / total) if total > 0 and not centred else 0.0   # not np.dot: BLAS would start threads
+        # not np.dot: BLAS would start threads
+        self.shift = float((w * y).sum() / total) if total > 0 and not centred else 0.0
         u = np.subtract(y, self.shift, out=y if overwrite_y else None)
         del y
-        if not (w > 0).all(): u[w <= 0] = 0.0                # a weightless sample contributes 0, even an extreme one
+        # a weightless sample contributes 0, even an extreme one
+        if not (w > 0).all(): u[w <= 0] = 0.0
         largest = max(float(u.max(initial=0.0)), -float(u.min(initial=0.0)))
         self.scale = largest if largest > 0 else 1.0
-        u /= self.scale                                      # in [-1, 1]: no square overflows, no sum exceeds W
+        # in [-1, 1]: no square overflows, no sum exceeds W
+        u /= self.scale
         yield w
         wu = w * u
         yield wu
-        yield np.multiply(wu, u, out=u)                      # w u times u, over u itself
+        # w u times u, over u itself
+        yield np.multiply(wu, u, out=u)
     def weight(self, S): return S[..., 0]
     def value(self, S):
         W = S[..., 0]
-        return self.shift + self.scale * np.divide(S[..., 1], W, out=np.zeros_like(W, dtype=float), where=W > 0)
+        return self.shift + self.scale * np.divide(S[..., 1], W, out=np.zeros_like(
+            W, dtype=float), where=W > 0)
     def impurity(self, S):
         W = np.where(S[..., 0] > 0, S[..., 0], 1.0)
         return self.scale ** 2 * np.maximum(S[..., 2] / W - (S[..., 1] / W) ** 2, 0.0)
@@ -173,14 +231,21 @@ class SquaredError(Criterion):
         "$W L = s^2 (S_2 - S_1^2 / S_0)$, clipped at zero."
         return self.scale ** 2 * self._weighted_in_u(S)
     def split_impurity(self, left, right):
-        "$i(s)$, divided by the node's weight while still in units of $u$, so that $s^2$ multiplies a number of at most 1."
-        in_u = (self._weighted_in_u(left) + self._weighted_in_u(right)) / (left[..., 0] + right[..., 0])
+        """$i(s)$, divided by the node's weight while still in units of $u$, so that
+        $s^2$ multiplies a number of at most 1."""
+        in_u = (self._weighted_in_u(left)
+                + self._weighted_in_u(right)) / (left[..., 0] + right[..., 0])
         return self.scale ** 2 * in_u
-    proxy_statistics, weight_statistic = 2, 0  # the sweep needs S_0 and S_1 only; S_0 sums the weights
+    # the sweep needs S_0 and S_1 only; S_0 sums the weights
+    proxy_statistics, weight_statistic = 2, 0
     def split_proxy(self, left, right, overwrite=False):
-        "$-s^2 (S_{1L}^2 / S_{0L} + S_{1R}^2 / S_{0R})$: the node's $s^2 S_2$ plus this is $W_t\\,i(s)$ (scikit-learn's proxy improvement)."
-        if overwrite: proxy, right_term = np.square(left[..., 1], out=left[..., 1]), np.square(right[..., 1], out=right[..., 1])
-        else: proxy, right_term = np.square(left[..., 1]), np.square(right[..., 1])   # in place from here: two long arrays at most
+        """$-s^2 (S_{1L}^2 / S_{0L} + S_{1R}^2 / S_{0R})$: the node's $s^2 S_2$ plus
+        this is $W_t\\,i(s)$ (scikit-learn's proxy improvement)."""
+        if overwrite:
+            proxy, right_term = np.square(left[..., 1], out=left[..., 1]), np.square(
+                right[..., 1], out=right[..., 1])
+            # in place from here: two long arrays at most
+        else: proxy, right_term = np.square(left[..., 1]), np.square(right[..., 1])
         proxy /= left[..., 0]
         right_term /= right[..., 0]
         proxy += right_term
@@ -194,10 +259,12 @@ class SquaredError(Criterion):
 
 # %% ../nbs/05_incremental.ipynb #2c39d288
 class Poisson(Criterion):
-    "Half Poisson deviance from $S_0 = \\sum w$, $S_1 = \\sum w u$, $S_2 = \\sum w u \\ln u$ of $u = y / s$, $s$ the node's weighted mean."
+    """Half Poisson deviance from $S_0 = \\sum w$, $S_1 = \\sum w u$, $S_2 = \\sum w u
+    \\ln u$ of $u = y / s$, $s$ the node's weighted mean."""
     scale, children_rule, n_stats = 1.0, True, 3
     def stats(self, y, sample_weight):
-        "Per-sample $(w, w u, w u \\ln u)$; sets `scale`, the node's weighted mean, which `value` and `impurity` use to return real units."
+        """Per-sample $(w, w u, w u \\ln u)$; sets `scale`, the node's weighted mean,
+        which `value` and `impurity` use to return real units."""
         y, w = np.asarray(y, dtype=float), np.asarray(sample_weight, dtype=float)
         total, weighted_sum = w.sum(), float((w * y).sum())
         self.scale = weighted_sum / total if total > 0 and weighted_sum > 0 else 1.0
@@ -206,112 +273,186 @@ class Poisson(Criterion):
     def weight(self, S): return S[..., 0]
     def value(self, S):
         W = S[..., 0]
-        return self.scale * np.divide(S[..., 1], W, out=np.zeros_like(W, dtype=float), where=W > 0)
+        return self.scale * np.divide(S[..., 1], W, out=np.zeros_like(W, dtype=float),
+                                      where=W > 0)
     def weighted_impurity(self, S, W=None):
-        "$W i = s\\,(S_2 - S_1 \\ln(S_1/S_0))$, clipped at zero; infinite for a side of positive weight whose $s S_1 \\le \\varepsilon$, 0 for an empty one."
+        """$W i = s\\,(S_2 - S_1 \\ln(S_1/S_0))$, clipped at zero; infinite for a side
+        of positive weight whose $s S_1 \\le \\varepsilon$, 0 for an empty one."""
         W0, S1 = S[..., 0], S[..., 1]
         positive = (W0 > 0) & (S1 > 0)
         ratio = np.divide(S1, W0, out=np.ones_like(S1, dtype=float), where=positive)
         in_u = np.maximum(S[..., 2] - np.where(positive, S1 * np.log(ratio), 0.0), 0.0)
-        return np.where((W0 > 0) & (self.scale * S1 <= POISSON_EPSILON), np.inf, self.scale * in_u)
+        return np.where((W0 > 0) & (self.scale * S1 <= POISSON_EPSILON), np.inf,
+                        self.scale * in_u)
     def impurity(self, S):
         W = S[..., 0]
-        return np.divide(self.weighted_impurity(S), W, out=np.zeros_like(W, dtype=float), where=W > 0)
+        return np.divide(self.weighted_impurity(S), W,
+                         out=np.zeros_like(W, dtype=float), where=W > 0)
     def admissible_children(self, left, right):
-        "Only splits whose children both have a weighted sum of $y$ above $\\varepsilon$ (scikit-learn's rule)."
-        return (self.scale * left[..., 1] > POISSON_EPSILON) & (self.scale * right[..., 1] > POISSON_EPSILON)
+        """Only splits whose children both have a weighted sum of $y$ above
+        $\\varepsilon$ (scikit-learn's rule)."""
+        return (self.scale * left[..., 1]
+                > POISSON_EPSILON) & (self.scale * right[..., 1] > POISSON_EPSILON)
 
 # %% ../nbs/05_incremental.ipynb #4807ddbc
 class AbsoluteError(Criterion):
-    "Absolute error around the weighted median: no sufficient statistics; its only statistic is the weight (searched by `median_column_split`)."
+    """Absolute error around the weighted median: no sufficient statistics; its only
+    statistic is the weight (searched by `median_column_split`)."""
     sufficient_statistics, n_stats = False, 1
-    def stats(self, y, sample_weight): return np.asarray(sample_weight, dtype=float)[:, None]
+    def stats(self, y, sample_weight):
+        return np.asarray(sample_weight, dtype=float)[:, None]
     def weight(self, S): return S[..., 0]
     def impurity(self, S):
-        raise TypeError("absolute error is not a function of summed statistics (a side's median depends on the order of its "
-                        "targets): compute it from the samples (chapter 1's absolute_error) or search with median_column_split")
+        raise TypeError(
+            "absolute error is not a function of summed statistics (a side's "
+            "median depends on the order of its "
+            "targets): compute it from the samples (chapter 1's "
+            "absolute_error) or search with median_column_split")
     def value(self, S): self.impurity(S)
 
 # %% ../nbs/05_incremental.ipynb #b8920486
-STATISTICS = {"gini": Gini, "entropy": Entropy, "squared_error": SquaredError, "absolute_error": AbsoluteError, "poisson": Poisson}
-                               # the criteria with a class of their own (classification: a cheaper weighted impurity)
+STATISTICS = {
+    "gini": Gini, "entropy": Entropy, "squared_error": SquaredError,
+    "absolute_error": AbsoluteError, "poisson": Poisson
+}
+# the criteria with a class of their own (classification: a cheaper weighted impurity)
 
 def criterion_of(name, n_classes=None, n_outputs=1):
-    "The `Criterion` object of a criterion name of chapter 1's table, trusted: its own class, or chapter 1's formula of the proportions in the generic `ClassificationCriterion`; for several outputs, a `MultiOutput` of one per output (`n_classes`: then one count per output)."
+    """The `Criterion` object of a criterion name of chapter 1's table, trusted: its own
+    class, or chapter 1's formula of the proportions in the generic
+    `ClassificationCriterion`; for several outputs, a `MultiOutput` of one per output
+    (`n_classes`: then one count per output)."""
     if n_outputs > 1:
-        return MultiOutput([criterion_of(name, k) for k in (n_classes if n_classes is not None else [None] * n_outputs)])
+        return MultiOutput([
+            criterion_of(name, k)
+            for k in (n_classes if n_classes is not None else [None] * n_outputs)
+        ])
     grown = CRITERIA[name].same_as or name
     if CRITERIA[name].task == "regression": return STATISTICS[grown]()
-    return STATISTICS[grown](n_classes) if grown in STATISTICS else ClassificationCriterion(CLASS_IMPURITY[grown], n_classes)
+    return (STATISTICS[grown](n_classes) if grown in STATISTICS else
+            ClassificationCriterion(CLASS_IMPURITY[grown], n_classes))
 
 def make_criterion(criterion, n_classes=None):
-    "The `Criterion` object for a criterion name of chapter 1, checked (classification criteria need `n_classes`); a `Criterion` is returned as it is."
+    """The `Criterion` object for a criterion name of chapter 1, checked (classification
+    criteria need `n_classes`); a `Criterion` is returned as it is."""
     if isinstance(criterion, Criterion): return criterion
     if criterion not in CLASSIFICATION_CRITERIA + REGRESSION_CRITERIA:
-        raise ValueError(f"unknown criterion {criterion!r}; valid names are {', '.join(map(repr, CLASSIFICATION_CRITERIA + REGRESSION_CRITERIA))}")
-    if criterion in CLASSIFICATION_CRITERIA and n_classes is None: raise ValueError(f"criterion {criterion!r} classifies: give n_classes")
+        raise ValueError(
+            f"unknown criterion {criterion!r}; valid names are "
+            f"{', '.join(map(repr, CLASSIFICATION_CRITERIA + REGRESSION_CRITERIA))}")
+    if criterion in CLASSIFICATION_CRITERIA and n_classes is None:
+        raise ValueError(f"criterion {criterion!r} classifies: give n_classes")
     return criterion_of(criterion, n_classes)
 
 # %% ../nbs/05_incremental.ipynb #c14597e6
 class MultiOutput(Criterion):
-    "Several outputs grown as one tree (scikit-learn's multi-output trees): each output's criterion reads its own statistics, and a node's impurity, weighted impurity and proxy are the means of theirs, so one cut serves every output; its value is each output's value (padded to the most classes) side by side. Outputs whose first statistic is the weight share that column, and the statistics the proxies read come first, so that a sweep gathers only those (squared error: $1 + k$ columns for $k$ outputs, not $3k$)."
+    """Several outputs grown as one tree (scikit-learn's multi-output trees): each
+    output's criterion reads its own statistics, and a node's impurity, weighted
+    impurity and proxy are the means of theirs, so one cut serves every output; its
+    value is each output's value (padded to the most classes) side by side. Outputs
+    whose first statistic is the weight share that column, and the statistics the
+    proxies read come first, so that a sweep gathers only those (squared error: $1 + k$
+    columns for $k$ outputs, not $3k$)."""
     def __init__(self, parts):
         self.parts, sizes = parts, [p.n_stats for p in parts]
-        shared = all(p.weight_statistic == 0 for p in parts)                 # one weight column for all
-        read = [p.proxy_statistics or p.n_stats for p in parts]               # what each proxy reads, leading
-        own = [range(int(shared), n) for n in sizes]                          # each output's columns, less a shared weight
-        order = [(o, j) for o, r in enumerate(own) for j in r if j < read[o]] + [(o, j) for o, r in enumerate(own) for j in r if j >= read[o]]
-        self.columns = [np.zeros(n, dtype=np.intp) for n in sizes]           # each output's statistic j is column columns[o][j]
+        # one weight column for all
+        shared = all(p.weight_statistic == 0 for p in parts)
+        # what each proxy reads, leading
+        read = [p.proxy_statistics or p.n_stats for p in parts]
+        # each output's columns, less a shared weight
+        own = [range(int(shared), n) for n in sizes]
+        order = [(o, j) for o, r in enumerate(own)
+                 for j in r if j < read[o]] + [(o, j) for o, r in enumerate(own)
+                                               for j in r if j >= read[o]]
+        # each output's statistic j is column columns[o][j]
+        self.columns = [np.zeros(n, dtype=np.intp) for n in sizes]
         for c, (o, j) in enumerate(order): self.columns[o][j] = c + int(shared)
-        self.n_stats, self.width = len(order) + int(shared), max(getattr(p, "n_classes", 1) for p in parts)
+        self.n_stats, self.width = len(order) + int(shared), max(
+            getattr(p, "n_classes", 1) for p in parts)
         self.proxy_statistics = (int(shared) + sum(r - int(shared) for r in read)
                                  if all(p.proxy_statistics for p in parts) else None)
         self.sufficient_statistics = all(p.sufficient_statistics for p in parts)
-        self.children_rule = any(p.children_rule for p in parts)              # Poisson's rule, for each output
+        # Poisson's rule, for each output
+        self.children_rule = any(p.children_rule for p in parts)
         self.weight_statistic = 0 if shared else None
     def _means(self, method, *arrays, prefix=False, **options):
-        "The mean over the outputs of `method` of each output's criterion, on each output's statistics of `arrays` (only those its proxy reads, if `prefix`). A cut with an empty side may give each output a huge proxy, whose sum overflows to inf: the sweep refuses such cuts anyway."
+        """The mean over the outputs of `method` of each output's criterion, on each
+        output's statistics of `arrays` (only those its proxy reads, if `prefix`). A cut
+        with an empty side may give each output a huge proxy, whose sum overflows to
+        inf: the sweep refuses such cuts anyway."""
         with np.errstate(over="ignore"):
-            return sum(getattr(p, method)(*(a[..., c[:p.proxy_statistics] if prefix else c] for a in arrays), **options)
-                       for p, c in zip(self.parts, self.columns)) / len(self.parts)
+            return sum(
+                getattr(p, method)(*(a[..., c[:p.proxy_statistics] if prefix else c]
+                                     for a in arrays), **options)
+                for p, c in zip(self.parts, self.columns)) / len(self.parts)
     def stats(self, y, sample_weight):
         S = np.empty((len(y), self.n_stats))
-        for o, (p, c) in enumerate(zip(self.parts, self.columns)): S[:, c] = p.stats(y[:, o], sample_weight)
+        for o, (p, c) in enumerate(zip(self.parts, self.columns)):
+            S[:, c] = p.stats(y[:, o], sample_weight)
         return S
-    def weight(self, S): return S[..., 0] if self.weight_statistic == 0 else self.parts[0].weight(S[..., self.columns[0]])   # the proxy's statistics suffice
+    # the proxy's statistics suffice
+    def weight(self, S):
+        return S[..., 0] if self.weight_statistic == 0 else self.parts[0].weight(
+            S[..., self.columns[0]])
     def value(self, S):
-        values = [np.asarray(p.value(S[..., c]), dtype=float) for p, c in zip(self.parts, self.columns)]
-        values = [v if isinstance(p, ClassificationCriterion) else v[..., None] for p, v in zip(self.parts, values)]
-        return np.concatenate([np.pad(v, [(0, 0)] * (v.ndim - 1) + [(0, self.width - v.shape[-1])]) for v in values], axis=-1)
+        values = [
+            np.asarray(p.value(S[..., c]), dtype=float)
+            for p, c in zip(self.parts, self.columns)
+        ]
+        values = [
+            v if isinstance(p, ClassificationCriterion) else v[..., None]
+            for p, v in zip(self.parts, values)
+        ]
+        return np.concatenate([
+            np.pad(v, [(0, 0)] * (v.ndim - 1) + [(0, self.width - v.shape[-1])])
+            for v in values
+        ], axis=-1)
     def impurity(self, S): return self._means("impurity", S)
-    def weighted_impurity(self, S, W=None): return self._means("weighted_impurity", S, W=W)
+    def weighted_impurity(self, S, W=None):
+        return self._means("weighted_impurity", S, W=W)
     def split_proxy(self, left, right, overwrite=False):
-        return self._means("split_proxy", left, right, prefix=self.proxy_statistics is not None, overwrite=True)   # copies: ours
+        # copies: ours
+        return self._means(
+            "split_proxy",
+            left,
+            right,
+            prefix=self.proxy_statistics is not None,
+            overwrite=True,
+        )
     def proxy_constant(self, S): return self._means("proxy_constant", S)
     def admissible_children(self, left, right):
         ok = np.ones(np.shape(left)[:-1], dtype=bool)
-        for p, c in zip(self.parts, self.columns): ok &= p.admissible_children(left[..., c], right[..., c])
+        for p, c in zip(self.parts, self.columns):
+            ok &= p.admissible_children(left[..., c], right[..., c])
         return ok
 
 # %% ../nbs/05_incremental.ipynb #a3a2d21a
 def check_no_missing(x, search):
-    "Refuse a column holding missing values (NaN) for a `search` (its name) that does not implement them, naming the remedies."
+    """Refuse a column holding missing values (NaN) for a `search` (its name) that does
+    not implement them, naming the remedies."""
     if np.isnan(np.asarray(x, dtype=float)).any():
-        raise ValueError(f"{search} does not handle missing values (NaN); grow with algorithm='levelwise' or 'naive', or impute X")
+        raise ValueError(f"{search} does not handle missing values (NaN); grow with "
+                         "algorithm='levelwise' or 'naive', or impute X")
 
 def sorted_statistics(x, y, sample_weight, criterion, n_classes=None):
-    "The criterion object, and the values, weights and per-sample statistics of a column's samples sorted by value."
+    """The criterion object, and the values, weights and per-sample statistics of a
+    column's samples sorted by value."""
     crit = make_criterion(criterion, n_classes)
     order = np.argsort(x, kind="stable")
     ws = np.asarray(sample_weight, dtype=float)[order]
-    return crit, np.asarray(x, dtype=float)[order], ws, crit.stats(np.asarray(y)[order], ws)
+    return crit, np.asarray(x, dtype=float)[order], ws, crit.stats(
+        np.asarray(y)[order], ws)
 
 # %% ../nbs/05_incremental.ipynb #7f5b25ba
-def incremental_split_curve(x, y, sample_weight, criterion, n_classes=None, min_samples_leaf=1, min_weight_leaf=0.0):
-    "Thresholds and $i(s)$ at every admissible cut of column `x`, and the node's $i(t)$: one sort, then one sweep with $O(1)$ updates."
+def incremental_split_curve(x, y, sample_weight, criterion, n_classes=None,
+                            min_samples_leaf=1, min_weight_leaf=0.0):
+    """Thresholds and $i(s)$ at every admissible cut of column `x`, and the node's
+    $i(t)$: one sort, then one sweep with $O(1)$ updates."""
     check_no_missing(x, "the incremental search")
     crit = make_criterion(criterion, n_classes)
-    if not crit.sufficient_statistics: return median_split_curve(x, y, sample_weight, crit, n_classes, min_samples_leaf, min_weight_leaf)
+    if not crit.sufficient_statistics:
+        return median_split_curve(x, y, sample_weight, crit, n_classes,
+                                  min_samples_leaf, min_weight_leaf)
     crit, xs, ws, per_sample = sorted_statistics(x, y, sample_weight, crit, n_classes)
     total = per_sample.sum(axis=0)
     left, right = np.zeros_like(total), total.copy()
@@ -322,135 +463,201 @@ def incremental_split_curve(x, y, sample_weight, criterion, n_classes=None, min_
         crit.move(left, right, per_sample[m - 1])
         positive_left += ws[m - 1] > 0; positive_right -= ws[m - 1] > 0
         weight_left += ws[m - 1]; weight_right -= ws[m - 1]
-        if (xs[m - 1] < xs[m] and admissible_cuts(m, n - m, positive_left, positive_right, min_samples_leaf, weight_left,
-                                                  weight_right, min_weight_leaf)
+        if (xs[m - 1] < xs[m] and admissible_cuts(
+                m, n - m, positive_left, positive_right, min_samples_leaf, weight_left,
+                weight_right, min_weight_leaf)
                 and crit.admissible_children(left, right)):
             cuts.append(m)
             values.append(crit.split_impurity(left, right))
     cuts = np.array(cuts, dtype=int)
-    return midpoints(xs[cuts - 1], xs[cuts]), np.array(values, dtype=float), crit.impurity(total)
+    return midpoints(xs[cuts - 1],
+                     xs[cuts]), np.array(values, dtype=float), crit.impurity(total)
 
 # %% ../nbs/05_incremental.ipynb #95ed08c5
 def _best_of_curve(thresholds, values, node_impurity):
-    "The `Split` at the first minimum of a split curve (chapter 3's tie rule, on the node's scale), or None for an empty curve."
+    """The `Split` at the first minimum of a split curve (chapter 3's tie rule, on the
+    node's scale), or None for an empty curve."""
     if len(values) == 0: return None
     best = first_best(values, node_impurity)
     return Split(None, float(thresholds[best]), float(values[best]))
 
-def incremental_column_split(x, y, sample_weight, criterion, n_classes=None, min_samples_leaf=1, min_weight_leaf=0.0):
-    "Best `Split` of one column by the incremental sweep: $O(N \\log N)$ for the sort, $O(N)$ for the sweep."
-    return _best_of_curve(*incremental_split_curve(x, y, sample_weight, criterion, n_classes, min_samples_leaf, min_weight_leaf))
+def incremental_column_split(x, y, sample_weight, criterion, n_classes=None,
+                             min_samples_leaf=1, min_weight_leaf=0.0):
+    """Best `Split` of one column by the incremental sweep: $O(N \\log N)$ for the sort,
+    $O(N)$ for the sweep."""
+    return _best_of_curve(*incremental_split_curve(
+        x, y, sample_weight, criterion, n_classes, min_samples_leaf, min_weight_leaf))
 
 # %% ../nbs/05_incremental.ipynb #602a3ffb
-def vectorized_split_curve(x, y, sample_weight, criterion, n_classes=None, min_samples_leaf=1, min_weight_leaf=0.0):
-    "Thresholds and $i(s)$ at every admissible cut of column `x`, and the node's $i(t)$, as prefix and suffix sums of the sorted statistics."
+def vectorized_split_curve(x, y, sample_weight, criterion, n_classes=None,
+                           min_samples_leaf=1, min_weight_leaf=0.0):
+    """Thresholds and $i(s)$ at every admissible cut of column `x`, and the node's
+    $i(t)$, as prefix and suffix sums of the sorted statistics."""
     check_no_missing(x, "the vectorized search")
     crit = make_criterion(criterion, n_classes)
-    if not crit.sufficient_statistics: return median_split_curve(x, y, sample_weight, crit, n_classes, min_samples_leaf, min_weight_leaf)
+    if not crit.sufficient_statistics:
+        return median_split_curve(x, y, sample_weight, crit, n_classes,
+                                  min_samples_leaf, min_weight_leaf)
     crit, xs, ws, per_sample = sorted_statistics(x, y, sample_weight, crit, n_classes)
-    left = np.cumsum(per_sample, axis=0)[:-1]                  # row m-1: the m smallest samples
+    # row m-1: the m smallest samples
+    left = np.cumsum(per_sample, axis=0)[:-1]
     right = np.cumsum(per_sample[::-1], axis=0)[::-1][1:]      # the other n - m
     m, n = np.arange(1, len(xs)), len(xs)
-    positive_left, n_positive = np.cumsum(ws > 0)[:-1], int((ws > 0).sum())   # samples of positive weight
-    weight_left = np.cumsum(ws)[:-1]                             # each side's weight, for the weight rule
-    admissible = ((xs[:-1] < xs[1:]) & admissible_cuts(m, n - m, positive_left, n_positive - positive_left, min_samples_leaf,
-                                                       weight_left, ws.sum() - weight_left, min_weight_leaf)
+    # samples of positive weight
+    positive_left, n_positive = np.cumsum(ws > 0)[:-1], int((ws > 0).sum())
+    # each side's weight, for the weight rule
+    weight_left = np.cumsum(ws)[:-1]
+    admissible = ((xs[:-1] < xs[1:])
+                  & admissible_cuts(m, n - m, positive_left, n_positive - positive_left,
+                                    min_samples_leaf, weight_left,
+                                    ws.sum() - weight_left, min_weight_leaf)
                   & crit.admissible_children(left, right))
     cuts = m[admissible]
     node = crit.impurity(per_sample.sum(axis=0))
-    return midpoints(xs[cuts - 1], xs[cuts]), crit.split_impurity(left[admissible], right[admissible]), node
+    return midpoints(xs[cuts - 1],
+                     xs[cuts]), crit.split_impurity(left[admissible],
+                                                    right[admissible]), node
 
-def vectorized_column_split(x, y, sample_weight, criterion, n_classes=None, min_samples_leaf=1, min_weight_leaf=0.0):
-    "Best `Split` of one column by the vectorized scan (cumulative sums and one argmin)."
-    return _best_of_curve(*vectorized_split_curve(x, y, sample_weight, criterion, n_classes, min_samples_leaf, min_weight_leaf))
+def vectorized_column_split(x, y, sample_weight, criterion, n_classes=None,
+                            min_samples_leaf=1, min_weight_leaf=0.0):
+    """Best `Split` of one column by the vectorized scan (cumulative sums and one
+    argmin)."""
+    return _best_of_curve(*vectorized_split_curve(
+        x, y, sample_weight, criterion, n_classes, min_samples_leaf, min_weight_leaf))
 
 # %% ../nbs/05_incremental.ipynb #5dbdbb3e
-COLUMN_SEARCHES = {"naive": naive_column_split, "incremental": incremental_column_split, "vectorized": vectorized_column_split}
-SPLIT_SEARCHES = {name: partial(best_split, column_search=search) for name, search in COLUMN_SEARCHES.items()}
+COLUMN_SEARCHES = {
+    "naive": naive_column_split, "incremental": incremental_column_split,
+    "vectorized": vectorized_column_split
+}
+SPLIT_SEARCHES = {
+    name: partial(best_split, column_search=search)
+    for name, search in COLUMN_SEARCHES.items()
+}
 
 # %% ../nbs/05_incremental.ipynb #68693509
 class _PrefixSums:
-    "A Fenwick tree over ranks 0..n-1 of weights and weighted targets: `add` a sample, or find where the cumulative weight reaches a target, in O(log n)."
+    """A Fenwick tree over ranks 0..n-1 of weights and weighted targets: `add` a sample,
+    or find where the cumulative weight reaches a target, in O(log n)."""
     def __init__(self, n):
         self.n, self.w, self.wy = n, [0.0] * (n + 1), [0.0] * (n + 1)
-        self.top = 1 << (n.bit_length() - 1) if n else 0          # the largest power of two <= n
+        # the largest power of two <= n
+        self.top = 1 << (n.bit_length() - 1) if n else 0
     def add(self, rank, w, wy):
         "Add weight `w` and weighted target `wy` at `rank`."
-        i = rank + 1                                              # slots are numbered from 1
+        # slots are numbered from 1
+        i = rank + 1
         while i <= self.n:
             self.w[i] += w; self.wy[i] += wy
             i += i & -i
     def reach(self, target, beyond=False):
-        "The first rank whose cumulative weight reaches `target` (passes it, if `beyond`), and the weight and weighted-target sums of the ranks before it."
+        """The first rank whose cumulative weight reaches `target` (passes it, if
+        `beyond`), and the weight and weighted-target sums of the ranks before it."""
         rank, w, wy, bit = 0, 0.0, 0.0, self.top
         while bit:
             block = rank + bit
-            if block <= self.n and (w + self.w[block] <= target if beyond else w + self.w[block] < target):
+            if block <= self.n and (w + self.w[block] <= target if beyond else w
+                                    + self.w[block] < target):
                 rank, w, wy = block, w + self.w[block], wy + self.wy[block]
             bit >>= 1
         return rank, w, wy
 
 def _prefix_absolute_errors(v, w, ranks, sorted_v):
-    "For every prefix of the samples in the given order, the deviation sum sum_i w_i |v_i - m| around the prefix's weighted median m (`ranks` into `sorted_v`, which may hold more samples)."
+    """For every prefix of the samples in the given order, the deviation sum sum_i w_i
+    |v_i - m| around the prefix's weighted median m (`ranks` into `sorted_v`, which may
+    hold more samples)."""
     n = len(sorted_v)
     tree, weight_at, out = _PrefixSums(n), [0.0] * n, np.zeros(len(v))
     W = WY = 0.0
     for p, (v_p, w_p, r) in enumerate(zip(v.tolist(), w.tolist(), ranks.tolist())):
-        if w_p > 0:                                               # a weightless sample changes no median and no deviation
+        # a weightless sample changes no median and no deviation
+        if w_p > 0:
             tree.add(r, w_p, w_p * v_p); weight_at[r] = w_p; W += w_p; WY += w_p * v_p
         if W == 0: continue
         half = W / 2
         r, w_below, wy_below = tree.reach(half)
-        if w_below + weight_at[r] == half:                        # W/2 met exactly at rank r: the midpoint with the next value
+        # W/2 met exactly at rank r: the midpoint with the next value
+        if w_below + weight_at[r] == half:
             r_next, w_below, wy_below = tree.reach(half, beyond=True)
             median = sorted_v[r] / 2 + sorted_v[r_next] / 2
         else: median = sorted_v[r]
-        out[p] = max((WY - wy_below) - median * (W - w_below) + median * w_below - wy_below, 0.0)
+        out[p] = max((WY - wy_below) - median *
+                     (W - w_below) + median * w_below - wy_below, 0.0)
     return out
 
 # %% ../nbs/05_incremental.ipynb #c40cdfb7
-def median_split_curve(x, y, sample_weight, criterion="absolute_error", n_classes=None, min_samples_leaf=1, min_weight_leaf=0.0,
-                       missing_left=False):
-    "Thresholds and $i(s)$ at every admissible cut of column `x` for absolute error, and the node's $i(t)$: the medians of both sides kept in O(log N) per step; missing values (NaN) go left if `missing_left`, else right, where a last cut `inf` separates known from missing (chapter 3's two passes)."
+def median_split_curve(x, y, sample_weight, criterion="absolute_error", n_classes=None,
+                       min_samples_leaf=1, min_weight_leaf=0.0, missing_left=False):
+    """Thresholds and $i(s)$ at every admissible cut of column `x` for absolute error,
+    and the node's $i(t)$: the medians of both sides kept in O(log N) per step; missing
+    values (NaN) go left if `missing_left`, else right, where a last cut `inf` separates
+    known from missing (chapter 3's two passes)."""
     crit = make_criterion(criterion, n_classes)
     if crit.sufficient_statistics:
-        raise ValueError(f"median_split_curve searches absolute error; {type(crit).__name__} has sufficient statistics: "
-                         "use incremental_split_curve or vectorized_split_curve")
+        raise ValueError(
+            f"median_split_curve searches absolute error; {type(crit).__name__} "
+            "has sufficient statistics: "
+            "use incremental_split_curve or vectorized_split_curve")
     order = np.argsort(x, kind="stable")
-    xs, ys, ws = np.asarray(x, dtype=float)[order], np.asarray(y, dtype=float)[order], np.asarray(sample_weight, dtype=float)[order]
-    v = ys - weighted_median(ys, ws)                             # measured from the node's median: no large cancelling sums
+    xs, ys, ws = np.asarray(x, dtype=float)[order], np.asarray(
+        y, dtype=float)[order], np.asarray(sample_weight, dtype=float)[order]
+    # measured from the node's median: no large cancelling sums
+    v = ys - weighted_median(ys, ws)
     by_target = np.argsort(v, kind="stable")
     ranks = np.empty(len(v), dtype=np.intp); ranks[by_target] = np.arange(len(v))
     sorted_v = v[by_target].tolist()
-    n, k = len(xs), int((~np.isnan(xs)).sum())                  # NaN sort last: the k known values come first
-    on_left, on_right = (n - k, 0) if missing_left else (0, n - k)   # missing rows read first by the pass of their side
+    # NaN sort last: the k known values come first
+    n, k = len(xs), int((~np.isnan(xs)).sum())
+    # missing rows read first by the pass of their side
+    on_left, on_right = (n - k, 0) if missing_left else (0, n - k)
     missing_rows, known = np.arange(k, n), np.arange(k)
-    forward = np.r_[missing_rows[:on_left], known]                # the left sides: missing (if left), then the smallest x
-    backward = np.r_[missing_rows[:on_right], known[::-1]]        # the right sides: missing (if right), then the largest x
+    # the left sides: missing (if left), then the smallest x
+    forward = np.r_[missing_rows[:on_left], known]
+    # the right sides: missing (if right), then the largest x
+    backward = np.r_[missing_rows[:on_right], known[::-1]]
     left = _prefix_absolute_errors(v[forward], ws[forward], ranks[forward], sorted_v)
-    right = _prefix_absolute_errors(v[backward], ws[backward], ranks[backward], sorted_v)
-    m = np.arange(1, k + (on_right > 0))                          # known values on the left: a cut between two, or known | missing
+    right = _prefix_absolute_errors(v[backward], ws[backward], ranks[backward],
+                                    sorted_v)
+    # known values on the left: a cut between two, or known | missing
+    m = np.arange(1, k + (on_right > 0))
     n_left = m + on_left
     positive, W = ws > 0, ws.sum()
     positive_left = np.cumsum(positive[:k])[m - 1] + positive[k:].sum() * (on_left > 0)
     weight_left = np.cumsum(ws[:k])[m - 1] + ws[k:].sum() * (on_left > 0)
-    upper = np.r_[xs[1:k], np.inf][:len(m)]                       # the next known value; none after the last
-    admissible = (xs[m - 1] < upper) & admissible_cuts(n_left, n - n_left, positive_left, positive.sum() - positive_left,
-                                                       min_samples_leaf, weight_left, W - weight_left, min_weight_leaf)
+    # the next known value; none after the last
+    upper = np.r_[xs[1:k], np.inf][:len(m)]
+    admissible = (xs[m - 1] < upper) & admissible_cuts(
+        n_left, n - n_left, positive_left,
+        positive.sum() - positive_left, min_samples_leaf, weight_left, W - weight_left,
+        min_weight_leaf)
     cuts = m[admissible]
     thresholds = np.where(cuts < k, midpoints(xs[cuts - 1], upper[cuts - 1]), np.inf)
-    node = (left if missing_left else right)[-1] / W              # the pass that reads every row
-    return thresholds, (left[on_left + cuts - 1] + right[on_right + k - cuts - 1]) / W, node
+    # the pass that reads every row
+    node = (left if missing_left else right)[-1] / W
+    return thresholds, (left[on_left + cuts - 1]
+                        + right[on_right + k - cuts - 1]) / W, node
 
-def median_column_split(x, y, sample_weight, criterion="absolute_error", n_classes=None, min_samples_leaf=1, min_weight_leaf=0.0):
-    "Best `Split` of one column for absolute error by the median sweep: $O(N \\log N)$, the same split as the naive search (with missing values, its two passes too); a 2-D `y` (several outputs, chapter 16): the mean of its columns' curves, which share their cuts."
+def median_column_split(x, y, sample_weight, criterion="absolute_error", n_classes=None,
+                        min_samples_leaf=1, min_weight_leaf=0.0):
+    """Best `Split` of one column for absolute error by the median sweep: $O(N \\log
+    N)$, the same split as the naive search (with missing values, its two passes too); a
+    2-D `y` (several outputs, chapter 16): the mean of its columns' curves, which share
+    their cuts."""
     def curve(missing_left):
-        curves = [median_split_curve(x, y_o, sample_weight, criterion, n_classes, min_samples_leaf, min_weight_leaf, missing_left)
-                  for y_o in (np.asarray(y).T if np.ndim(y) == 2 else [y])]
-        return curves[0][0], np.mean([c[1] for c in curves], axis=0), float(np.mean([c[2] for c in curves]))
-    if not np.isnan(np.asarray(x, dtype=float)).any(): return _best_of_curve(*curve(False))
-    (tau_right, values_right, node), (tau_left, values_left, _) = curve(False), curve(True)
+        curves = [
+            median_split_curve(x, y_o, sample_weight, criterion, n_classes,
+                               min_samples_leaf, min_weight_leaf, missing_left)
+            for y_o in (np.asarray(y).T if np.ndim(y) == 2 else [y])
+        ]
+        return curves[0][0], np.mean([c[1] for c in curves],
+                                     axis=0), float(np.mean([c[2] for c in curves]))
+    if not np.isnan(np.asarray(x, dtype=float)).any():
+        return _best_of_curve(*curve(False))
+    (tau_right, values_right, node), (tau_left, values_left,
+                                      _) = curve(False), curve(True)
     values = np.r_[values_right, values_left]
     if len(values) == 0: return None
-    best = first_best(values, node)                              # pass 1 (missing right) first, as chapter 3's search
-    return Split(None, float(np.r_[tau_right, tau_left][best]), float(values[best]), bool(best >= len(values_right)))
+    # pass 1 (missing right) first, as chapter 3's search
+    best = first_best(values, node)
+    return Split(None, float(np.r_[tau_right, tau_left][best]), float(values[best]),
+                 bool(best >= len(values_right)))

@@ -351,7 +351,8 @@ def partial_dependence(model, X, feature, grid=None):
     "Friedman's partial dependence of a fitted model on one feature, by recursion."
     X = _fitted(model)._validate_X_predict(X)
     j = _feature_index(model, feature)
-    categorical = bool(model.is_categorical_[j])     # the model's column, whatever a tree splits
+    # the model's column, whatever a tree splits
+    categorical = bool(model.is_categorical_[j])
     grid, F = _grid(X, j, grid, categorical), model.n_features_in_
     pd, constant = _summed(model, lambda t: tree_partial_dependence(t, j, grid, F))
     return grid, _shaped(model, pd + constant)

@@ -7,8 +7,10 @@ from __future__ import annotations
 from typing import NamedTuple
 import numpy as np
 from .naive import admissible_cuts, constant_features
-from .frontier import (by_row_blocks, frontier_column_splits, frontier_layout, frontier_random_splits,
-                                     segment_first_best, segmented_cumsum, _admissible_positions)
+from .frontier import (by_row_blocks, frontier_column_splits,
+                                     frontier_layout, frontier_random_splits,
+                                     segment_first_best, segmented_cumsum,
+                                     _admissible_positions)
 from .levelwise import Tuning, stable_sort, _per_tree
 
 # %% auto #0
@@ -17,19 +19,27 @@ __all__ = ['CLASS_SUMS_FROM', 'RANKS_FROM_BYTES', 'STABLE_SORT_BELOW', 'FAST', '
            'search_without_orders']
 
 # %% ../nbs/10_making_numpy_fast.ipynb #75e4fbc7
-CLASS_SUMS_FROM = 4          # Gini and entropy with at least this many classes: sums of each sample's own class, not K columns
+# Gini and entropy with at least this many classes: sums of each sample's own class, not
+# K columns
+CLASS_SUMS_FROM = 4
 
 def own_class_before(y_sorted, w_sorted, segment, n_classes):
-    "For every position along the last axis: the weight of the samples of its own class before it in its segment (`w_sorted` None: unit weights)."
-    key = np.multiply(segment, n_classes, dtype=np.intp) + y_sorted         # one group per (node, class): F K may pass 2**31
-    short = y_sorted.astype(np.int16) if n_classes <= 2 ** 15 else y_sorted   # 16 bits: numpy's stable sort is a radix sort
-    by_key = np.argsort(short, axis=-1, kind="stable")   # by class; within a class positions rise, so nodes come in order
+    """For every position along the last axis: the weight of the samples of its own
+    class before it in its segment (`w_sorted` None: unit weights)."""
+    # one group per (node, class): F K may pass 2**31
+    key = np.multiply(segment, n_classes, dtype=np.intp) + y_sorted
+    # 16 bits: numpy's stable sort is a radix sort
+    short = y_sorted.astype(np.int16) if n_classes <= 2 ** 15 else y_sorted
+    # by class; within a class positions rise, so nodes come in order
+    by_key = np.argsort(short, axis=-1, kind="stable")
     key_sorted = np.take_along_axis(key, by_key, axis=-1)
     position = np.broadcast_to(np.arange(key.shape[-1]), key.shape)
     new_group = np.ones(key.shape, dtype=bool)
     new_group[..., 1:] = key_sorted[..., 1:] != key_sorted[..., :-1]
-    group_start = np.maximum.accumulate(new_group * position, axis=-1)    # a product, not np.where: the mask is a coin flip
-    if w_sorted is None: before = np.subtract(position, group_start, dtype=float)   # floats in the same pass
+    # a product, not np.where: the mask is a coin flip
+    group_start = np.maximum.accumulate(new_group * position, axis=-1)
+    # floats in the same pass
+    if w_sorted is None: before = np.subtract(position, group_start, dtype=float)
     else:
         w_by_key = np.take_along_axis(w_sorted, by_key, axis=-1)
         before = np.cumsum(w_by_key, axis=-1) - w_by_key
@@ -38,42 +48,64 @@ def own_class_before(y_sorted, w_sorted, segment, n_classes):
     np.put_along_axis(own, by_key, before, axis=-1)
     return own
 
-def frontier_class_splits(x_sorted, y_sorted, w_sorted, frontier, criterion, class_totals, positive_sorted=None):
-    "As `frontier_column_splits` for a criterion that sums one function of each class's weight (Gini, entropy), with no K factor: `y_sorted` class codes (..., n), `w_sorted` weights or None, `class_totals` (F, K)."
-    counts, segment, n_classes = frontier.counts, frontier.segment, class_totals.shape[1]
+def frontier_class_splits(x_sorted, y_sorted, w_sorted, frontier, criterion,
+                          class_totals, positive_sorted=None):
+    """As `frontier_column_splits` for a criterion that sums one function of each
+    class's weight (Gini, entropy), with no K factor: `y_sorted` class codes (..., n),
+    `w_sorted` weights or None, `class_totals` (F, K)."""
+    counts, segment, n_classes = frontier.counts, frontier.segment, class_totals.shape[
+        1]
     admissible = _admissible_positions(x_sorted, frontier, positive_sorted)
-    del x_sorted, positive_sorted                                         # each array is freed once read for the last time
-    before = own_class_before(y_sorted, w_sorted, segment, n_classes)     # c: own class on the left before the sample
+    # each array is freed once read for the last time
+    del x_sorted, positive_sorted
+    # c: own class on the left before the sample
+    before = own_class_before(y_sorted, w_sorted, segment, n_classes)
     w = 1.0 if w_sorted is None else w_sorted
-    after = class_totals.ravel()[np.multiply(segment, n_classes, dtype=np.intp) + y_sorted] - before  # T - c: own class from the sample on
+    # T - c: own class from the sample on
+    after = class_totals.ravel()[np.multiply(segment, n_classes, dtype=np.intp)
+                                 + y_sorted] - before
     del y_sorted
     g = criterion.class_term
-    g_left = segmented_cumsum(g(before + w) - g(before), counts)          # sum_k g(L_k) after each position
+    # sum_k g(L_k) after each position
+    g_left = segmented_cumsum(g(before + w) - g(before), counts)
     del before
     g_node = by_row_blocks(lambda t: g(t).sum(axis=1), class_totals)[segment]
-    g_right = g_node - segmented_cumsum(g(after) - g(after - w), counts)    # sum_k g(R_k)
+    # sum_k g(R_k)
+    g_right = g_node - segmented_cumsum(g(after) - g(after - w), counts)
     del after, g_node
-    w_left = frontier.n_left.astype(float) if w_sorted is None else segmented_cumsum(w_sorted, counts)
+    w_left = frontier.n_left.astype(float) if w_sorted is None else segmented_cumsum(
+        w_sorted, counts)
     w_right = frontier.weight[segment] - w_left
     if frontier.min_weight_leaf > 0:
         n_right = frontier.right_of()
-        admissible &= admissible_cuts(frontier.n_left, n_right, frontier.n_left, n_right, frontier.min_samples_leaf,
-                                      w_left, w_right, frontier.min_weight_leaf)
-    proxy = criterion.weighted_impurity_of_sums(w_left, g_left) + criterion.weighted_impurity_of_sums(w_right, g_right)
+        admissible &= admissible_cuts(frontier.n_left, n_right, frontier.n_left,
+                                      n_right, frontier.min_samples_leaf, w_left,
+                                      w_right, frontier.min_weight_leaf)
+    proxy = criterion.weighted_impurity_of_sums(
+        w_left, g_left) + criterion.weighted_impurity_of_sums(w_right, g_right)
     proxy[~admissible] = np.inf
-    lowest, position = segment_first_best(proxy, counts, frontier.impurity * frontier.weight)
+    lowest, position = segment_first_best(proxy, counts,
+                                          frontier.impurity * frontier.weight)
     return np.maximum(lowest / frontier.weight, 0.0), position
 
 # %% ../nbs/10_making_numpy_fast.ipynb #56d8bcc6
-RANKS_FROM_BYTES = 2 ** 18    # an X up to this size is swept from its values: in cache, where ranks save a fit less than they cost
+# an X up to this size is swept from its values: in cache, where ranks save a fit less
+# than they cost
+RANKS_FROM_BYTES = 2 ** 18
 
 def dense_ranks(X, orders):
-    "Each row's rank among the distinct values of each column, (D, N), read along the presorted `orders` (one pass a column): 8 bits if every column has at most 256 runs of equal values in its order, else 16 bits; None past 2**16. Equal values share a rank and larger values have larger ones, so neighbours compare as in X."
-    ranks = None                                                     # made once a column fits: a continuous X makes none
+    """Each row's rank among the distinct values of each column, (D, N), read along the
+    presorted `orders` (one pass a column): 8 bits if every column has at most 256 runs
+    of equal values in its order, else 16 bits; None past 2**16. Equal values share a
+    rank and larger values have larger ones, so neighbours compare as in X."""
+    # made once a column fits: a continuous X makes none
+    ranks = None
     for j, order in enumerate(orders):
         x = X[:, j].take(order)
-        rank = np.zeros(len(order), dtype=np.int32 if len(order) < 2 ** 31 else np.int64)
-        np.cumsum(x[1:] != x[:-1], out=rank[1:])                     # one more at each new value along the order
+        rank = np.zeros(len(order),
+                        dtype=np.int32 if len(order) < 2 ** 31 else np.int64)
+        # one more at each new value along the order
+        np.cumsum(x[1:] != x[:-1], out=rank[1:])
         if len(rank) and rank[-1] >= 2 ** 16: return None
         if ranks is None: ranks = np.empty(orders.shape, dtype=np.uint16)
         ranks[j, order] = rank
@@ -81,17 +113,30 @@ def dense_ranks(X, orders):
     return ranks.astype(np.uint8) if not ranks.size or ranks.max() < 2 ** 8 else ranks
 
 # %% ../nbs/10_making_numpy_fast.ipynb #848cce86
-STABLE_SORT_BELOW = 512   # rows: below, numpy's stable sort itself (fewer calls); from here on, its default sort and a repair of ties
+# rows: below, numpy's stable sort itself (fewer calls); from here on, its default sort
+# and a repair of ties
+STABLE_SORT_BELOW = 512
 
 def repaired_sort(columns):
-    "`stable_sort(columns)`, by numpy's stable sort below `STABLE_SORT_BELOW` positions (fewer calls), from there on by `stable_argsort`: the default sort, its ties repaired."
-    return stable_sort(columns) if columns.shape[1] < STABLE_SORT_BELOW else stable_argsort(columns)
+    """`stable_sort(columns)`, by numpy's stable sort below `STABLE_SORT_BELOW`
+    positions (fewer calls), from there on by `stable_argsort`: the default sort, its
+    ties repaired."""
+    return stable_sort(
+        columns) if columns.shape[1] < STABLE_SORT_BELOW else stable_argsort(columns)
 
 def stable_argsort(columns):
-    "`np.argsort(columns, axis=1, kind='stable')` of float rows by numpy's faster default sort, which may leave equal values in any order: a row with NaN has its known values sorted alone (the default sort slows down several times among NaN) and its NaN rows appended in row order; a row's ties are then put in row order by a radix sort of each row's rank among the distinct values (1 or 2 bytes: linear), or past 2**16 of them by sorting the tied positions by (rank, row)."
+    """`np.argsort(columns, axis=1, kind='stable')` of float rows by numpy's faster
+    default sort, which may leave equal values in any order: a row with NaN has its
+    known values sorted alone (the default sort slows down several times among NaN) and
+    its NaN rows appended in row order; a row's ties are then put in row order by a
+    radix sort of each row's rank among the distinct values (1 or 2 bytes: linear), or
+    past 2**16 of them by sorting the tied positions by (rank, row)."""
     k, n = columns.shape
-    with_nan = np.flatnonzero(np.isnan(columns.min(axis=1))) if n else []   # min is NaN if any value is
-    order = np.argsort(columns, axis=1) if not len(with_nan) else np.empty((k, n), dtype=np.intp)   # the default sort: not stable
+    # min is NaN if any value is
+    with_nan = np.flatnonzero(np.isnan(columns.min(axis=1))) if n else []
+    # the default sort: not stable
+    order = np.argsort(columns, axis=1) if not len(with_nan) else np.empty(
+        (k, n), dtype=np.intp)
     if len(with_nan):
         plain = np.setdiff1d(np.arange(k), with_nan)
         if len(plain): order[plain] = np.argsort(columns[plain], axis=1)
@@ -99,90 +144,154 @@ def stable_argsort(columns):
             missing = np.isnan(columns[j])
             known = np.flatnonzero(~missing)
             order[j, :len(known)] = known.take(np.argsort(columns[j].take(known)))
-            order[j, len(known):] = np.flatnonzero(missing)             # NaN last, in row order
+            # NaN last, in row order
+            order[j, len(known):] = np.flatnonzero(missing)
     if n < 2: return order
-    values = columns.reshape(-1).take(order + (np.arange(k) * n)[:, None])   # each row sorted
-    new = values[:, 1:] != values[:, :-1]                               # a new value at the next position (NaN != NaN: in order)
+    # each row sorted
+    values = columns.reshape(-1).take(order + (np.arange(k) * n)[:, None])
+    # a new value at the next position (NaN != NaN: in order)
+    new = values[:, 1:] != values[:, :-1]
     tied = np.flatnonzero(~new.all(axis=1))
-    if not len(tied): return order                                      # every value distinct: sorted is stable
+    # every value distinct: sorted is stable
+    if not len(tied): return order
     rank = np.zeros((len(tied), n), dtype=np.int32 if n < 2 ** 31 else np.int64)
-    np.cumsum(new[tied], axis=1, out=rank[:, 1:])                       # each position's rank among its row's distinct values
+    # each position's rank among its row's distinct values
+    np.cumsum(new[tied], axis=1, out=rank[:, 1:])
     few = rank[:, -1] < 2 ** 16
     radix = tied[few]
-    if len(radix):                                                      # each row's rank, by row; stably sorted: a radix sort
-        by_row = np.empty((len(radix), n), dtype=np.uint8 if rank[few, -1].max() < 2 ** 8 else np.uint16)
-        by_row.reshape(-1)[(order[radix] + (np.arange(len(radix)) * n)[:, None]).reshape(-1)] = rank[few].reshape(-1)
+    # each row's rank, by row; stably sorted: a radix sort
+    if len(radix):
+        by_row = np.empty((len(radix), n),
+                          dtype=np.uint8 if rank[few, -1].max() < 2 ** 8 else np.uint16)
+        by_row.reshape(-1)[(
+            order[radix] +
+            (np.arange(len(radix)) * n)[:, None]).reshape(-1)] = rank[few].reshape(-1)
         order[radix] = np.argsort(by_row, axis=1, kind="stable")
-    for i in np.flatnonzero(~few):                                      # many values: only the positions in runs of equal ones
+    # many values: only the positions in runs of equal ones
+    for i in np.flatnonzero(~few):
         j, same = tied[i], ~new[tied[i]]
         at = np.flatnonzero(np.r_[same, False] | np.r_[False, same])
-        order[j, at] = order[j, at].take(np.argsort(rank[i, at].astype(np.int64) * n + order[j, at]))   # (rank, row): unique
+        # (rank, row): unique
+        order[j, at] = order[j, at].take(
+            np.argsort(rank[i, at].astype(np.int64) * n + order[j, at]))
     return order
 
 # %% ../nbs/10_making_numpy_fast.ipynb #c60b9fe3
 def read_values(g, rows, features=None, counts=None):
-    "What a growth `g` reads of X at the (row, feature) pairs `rows`, `features` (None: every feature of each row, (D, n)): from the columns if kept, else from the rows. With `counts`, `features` (..., S) holds one feature per segment of `rows`, `counts` rows each."
-    if features is None: return g.X.take(rows, axis=0).T if g.columns is None else g.columns.take(
-        rows if g.source is None else g.source.take(rows), axis=1)      # one shared index: no arithmetic
+    """What a growth `g` reads of X at the (row, feature) pairs `rows`, `features`
+    (None: every feature of each row, (D, n)): from the columns if kept, else from the
+    rows. With `counts`, `features` (..., S) holds one feature per segment of `rows`,
+    `counts` rows each."""
+    if features is None:
+        return g.X.take(rows, axis=0).T if g.columns is None else g.columns.take(
+            # one shared index: no arithmetic
+            rows if g.source is None else g.source.take(rows),
+            axis=1)
     if g.columns is None: table, feature_step, row_step = g.X, 1, g.n_features
     else: table, feature_step, row_step = g.columns, g.columns.shape[1], 1
     if g.columns is not None and g.source is not None: rows = g.source.take(rows)
-    flat = np.multiply(features, feature_step, dtype=np.intp)     # per segment: one product a segment, not a position
+    # per segment: one product a segment, not a position
+    flat = np.multiply(features, feature_step, dtype=np.intp)
     if counts is not None: flat = np.repeat(flat, counts, axis=-1)
-    flat += rows if row_step == 1 else np.multiply(rows, row_step, dtype=np.intp)   # in place: one long index array
+    # in place: one long index array
+    flat += rows if row_step == 1 else np.multiply(rows, row_step, dtype=np.intp)
     return table.reshape(-1).take(flat)
 
-def _drawn_pairs(g, searched, swept, orders, frontier, node_stats, n_stats, positions=True):
-    "The (feature, node) pairs of the features `swept` that `searched` draws, a block of pairs at a time: features `j`, nodes `f`, each pair's first position among the pairs, the pairs' samples (their order), each position's feature and the pairs' `Frontier` (without its per-position arrays unless `positions`: a cut at a drawn threshold needs the nodes' only)."
+def _drawn_pairs(g, searched, swept, orders, frontier, node_stats, n_stats,
+                 positions=True):
+    """The (feature, node) pairs of the features `swept` that `searched` draws, a block
+    of pairs at a time: features `j`, nodes `f`, each pair's first position among the
+    pairs, the pairs' samples (their order), each position's feature and the pairs'
+    `Frontier` (without its per-position arrays unless `positions`: a cut at a drawn
+    threshold needs the nodes' only)."""
     js, fs = np.nonzero(searched[swept])
     js = swept[js]
     starts, sizes = frontier.starts, frontier.counts[fs]
-    block = (np.cumsum(sizes) - sizes) // max(1, g.tuning.block_elements // n_stats)   # about a block's worth of positions each
-    bounds = np.r_[0, np.flatnonzero(block[1:] != block[:-1]) + 1, len(fs)].tolist() if len(fs) else [0]
+    # about a block's worth of positions each
+    block = (np.cumsum(sizes) - sizes) // max(1, g.tuning.block_elements // n_stats)
+    bounds = np.r_[0, np.flatnonzero(block[1:] != block[:-1]) + 1,
+                   len(fs)].tolist() if len(fs) else [0]
     for a, b in zip(bounds[:-1], bounds[1:]):
         j, f, size = js[a:b], fs[a:b], sizes[a:b]
-        offset = np.cumsum(size) - size                                   # each pair's first position among the pairs
+        # each pair's first position among the pairs
+        offset = np.cumsum(size) - size
         feature = np.repeat(j, size)
-        if orders.flags.c_contiguous:                                     # one index into the flattened orders (C-ordered
-            flat = np.repeat(starts[f] - offset + j * orders.shape[1], size)  # after every in-place partition), not
-            flat += np.arange(len(flat))                                  # a pair of indices (feature, position)
+        # one index into the flattened orders (C-ordered
+        if orders.flags.c_contiguous:
+            # after every in-place partition), not
+            flat = np.repeat(starts[f] - offset + j * orders.shape[1], size)
+            # a pair of indices (feature, position)
+            flat += np.arange(len(flat))
             order = orders.reshape(-1).take(flat)
-        else: order = orders[feature, np.repeat(starts[f] - offset, size) + np.arange(offset[-1] + size[-1])]   # a gather: a copy
-        pairs = (frontier_layout(size, node_stats[:, f], g.crit, frontier.searchable[f], frontier.min_samples_leaf,
-                                 frontier.min_weight_leaf, frontier.children_rule, True, frontier.weights_are_one,
-                                 frontier.impurity[f], frontier.weight[f]) if positions else
-                 frontier._replace(counts=size, n_left=None, allowed=None, segment=None, totals=frontier.totals[:, f],
-                                   constant=frontier.constant[f], weight=frontier.weight[f], impurity=frontier.impurity[f],
-                                   searchable=frontier.searchable[f], starts=offset))
+        # a gather: a copy
+        else:
+            order = orders[feature,
+                           np.repeat(starts[f] - offset, size)
+                           + np.arange(offset[-1] + size[-1])]
+        pairs = (frontier_layout(
+            size, node_stats[:, f], g.crit, frontier.searchable[f],
+            frontier.min_samples_leaf, frontier.min_weight_leaf, frontier.children_rule,
+            True, frontier.weights_are_one, frontier.impurity[f],
+            frontier.weight[f]) if positions else frontier._replace(
+                counts=size, n_left=None, allowed=None, segment=None,
+                totals=frontier.totals[:, f], constant=frontier.constant[f],
+                weight=frontier.weight[f], impurity=frontier.impurity[f],
+                searchable=frontier.searchable[f], starts=offset))
         yield j, f, offset, order, feature, pairs
 
-def sweep_drawn_pairs(g, searched, swept, orders, frontier, node_stats, units, best, where, threshold=None):
-    "As chapter 8's `_sweep` (or, given drawn thresholds `threshold`, `_sweep_random`: no missing value) for the (feature, node) pairs of the features `swept` that `searched` draws only: the pairs are the segments of one frontier."
+def sweep_drawn_pairs(g, searched, swept, orders, frontier, node_stats, units, best,
+                      where, threshold=None):
+    """As chapter 8's `_sweep` (or, given drawn thresholds `threshold`, `_sweep_random`:
+    no missing value) for the (feature, node) pairs of the features `swept` that
+    `searched` draws only: the pairs are the segments of one frontier."""
     if threshold is not None:
         rows = g.crit.proxy_statistics if not g.children_rule else None
         stats = g.stats[:rows]
-        for j, f, offset, order, feature, pairs in _drawn_pairs(g, searched, swept, orders, frontier, node_stats, len(stats), False):
-            lowest, last_left = frontier_random_splits(read_values(g, order, feature), stats.take(order, axis=1), pairs, g.crit, threshold[j, f],
-                                                       None if g.positive is None else g.positive.take(order))
-            np.multiply(lowest, units[f] if np.ndim(units) else units, out=lowest, where=np.isfinite(lowest))
+        for j, f, offset, order, feature, pairs in _drawn_pairs(
+                g, searched, swept, orders, frontier, node_stats, len(stats), False):
+            lowest, last_left = frontier_random_splits(
+                read_values(g, order, feature), stats.take(order,
+                                                           axis=1), pairs, g.crit,
+                threshold[j, f], None if g.positive is None else g.positive.take(order))
+            np.multiply(lowest, units[f] if np.ndim(units) else units, out=lowest,
+                        where=np.isfinite(lowest))
             best[j, f], where[j, f] = lowest, last_left - offset + frontier.starts[f]
         return
-    stats = None if g.class_sums else g.swept_stats(frontier)            # the weights, if all 1, are not gathered
-    for j, f, offset, order, feature, pairs in _drawn_pairs(g, searched, swept, orders, frontier, node_stats, 2 if stats is None else len(stats)):
+    # the weights, if all 1, are not gathered
+    stats = None if g.class_sums else g.swept_stats(frontier)
+    for j, f, offset, order, feature, pairs in _drawn_pairs(
+            g, searched, swept, orders, frontier, node_stats,
+            2 if stats is None else len(stats)):
         positive = None if g.positive is None else g.positive.take(order)
-        if stats is None:                                                 # Gini, entropy with many classes: each sample's own class
-            lowest, position = g.tuning.class_splits(g.compared(feature, order), g.y.take(order),
-                                                     None if g.unit_weights else g.w.take(order), pairs, g.crit, node_stats.T[f], positive)
-        else: lowest, position = frontier_column_splits(g.compared(feature, order), stats.take(order, axis=1), pairs, g.crit, positive,
-                                                        overwrite_stats=True, **g.sparse)
-        best[j, f] = np.where(np.isfinite(lowest), lowest * (units[f] if np.ndim(units) else units), np.inf)   # inf stays inf
-        where[j, f] = position - offset + frontier.starts[f]               # back to the position in the feature's order
+        # Gini, entropy with many classes: each sample's own class
+        if stats is None:
+            lowest, position = g.tuning.class_splits(
+                g.compared(feature, order), g.y.take(order),
+                None if g.unit_weights else g.w.take(order), pairs, g.crit,
+                node_stats.T[f], positive)
+        else:
+            lowest, position = frontier_column_splits(
+                g.compared(feature, order),
+                stats.take(order, axis=1),
+                pairs,
+                g.crit,
+                positive,
+                overwrite_stats=True,
+                **g.sparse,
+            )
+        # inf stays inf
+        best[j, f] = np.where(np.isfinite(lowest),
+                              lowest * (units[f] if np.ndim(units) else units), np.inf)
+        # back to the position in the feature's order
+        where[j, f] = position - offset + frontier.starts[f]
 
 # %% ../nbs/10_making_numpy_fast.ipynb #3675d6b1
 def class_counts_left(y, n_classes, counts, first=0):
-    """A `left_sums` for chapter 7's `frontier_random_splits` when the statistics are the
+    """A `left_sums` for chapter 7's `frontier_random_splits` when the statistics are
+    the
     class counts of unit weights, from class `first` on: given each position's class `y`
-    (n,) and the nodes' `counts`, the left counts (K - first, ..., F) of the sides, by one
+    (n,) and the nodes' `counts`, the left counts (K - first, ..., F) of the sides, by
+    one
     `np.bincount` of the (slot, node, class) keys of the left positions: one pass of the
     (slot, position) entries, not a product and a sum of them per class."""
     key = np.arange(len(counts)).repeat(counts) * n_classes + y   # (node, class)
@@ -196,29 +305,49 @@ def class_counts_left(y, n_classes, counts, first=0):
         return np.moveaxis(sums.reshape(shape)[..., first:], -1, 0)
     return left_sums
 
-def search_without_orders(g, rows, stats, counts, frontier, units, best, where, tree=None):
-    "The search of a growth without orders (random thresholds, numeric columns without missing values), with `_features_to_search`'s draws from the same generators: each searchable node's first `max_features` drawn features (all if None) in slots, one (slot, node) value per row gathered from X's columns once for its range, its threshold and its cut; a node whose slots are all constant draws on, one feature at a time, into slot 0. Writes i(s) into `best` and positions into `where`; returns the searched pairs and the thresholds, (D, F) each, the slots, and the splits of node-searched columns (none here: {}). `rows`: the frontier's rows grouped by node, `stats` their statistics (from the second on if the weights are 1)."
+def search_without_orders(g, rows, stats, counts, frontier, units, best, where,
+                          tree=None):
+    """The search of a growth without orders (random thresholds, numeric columns without
+    missing values), with `_features_to_search`'s draws from the same generators: each
+    searchable node's first `max_features` drawn features (all if None) in slots, one
+    (slot, node) value per row gathered from X's columns once for its range, its
+    threshold and its cut; a node whose slots are all constant draws on, one feature at
+    a time, into slot 0. Writes i(s) into `best` and positions into `where`; returns the
+    searched pairs and the thresholds, (D, F) each, the slots, and the splits of
+    node-searched columns (none here: {}). `rows`: the frontier's rows grouped by node,
+    `stats` their statistics (from the second on if the weights are 1)."""
     n_nodes, D = len(counts), g.n_features
     active = np.flatnonzero(frontier.searchable)
-    def keys_and_uniforms(rng, nodes, k):      # each searchable node draws, as in `_features_to_search`: D keys that rank
+    # each searchable node draws, as in `_features_to_search`: D keys that rank
+    def keys_and_uniforms(rng, nodes, k):
         keyed = g.max_features is not None   # the features (if `max_features`), then D
         u = rng.random((1 + keyed) * k * D)  # uniforms for the thresholds, in one call
         keys = [u[:k * D].reshape(k, D)] if keyed else []
         return np.concatenate(keys + [u[keyed * k * D:].reshape(D, k).T], axis=1)
-    draws = _per_tree(g, None if tree is None else tree[active], len(active), keys_and_uniforms)
+    draws = _per_tree(g, None if tree is None else tree[active], len(active),
+                      keys_and_uniforms)
     uniform = draws[:, -D:]                                              # (A, D)
-    if g.max_features is None: drawn, m = np.broadcast_to(np.arange(D), (len(active), D)), D     # every feature, no draw
-    else: drawn, m = draws[:, :D].argsort(axis=1), g.max_features      # each node's features, in its random order
+    # every feature, no draw
+    if g.max_features is None:
+        drawn, m = np.broadcast_to(np.arange(D), (len(active), D)), D
+        # each node's features, in its random order
+    else: drawn, m = draws[:, :D].argsort(axis=1), g.max_features
     size = counts[active]
-    offset = np.cumsum(size) - size                                      # each active node's start among the active rows
+    # each active node's start among the active rows
+    offset = np.cumsum(size) - size
     if len(active) < n_nodes:
-        kept = np.flatnonzero(np.repeat(frontier.searchable, counts))     # take, not a boolean mask: faster on 2 axes
+        # take, not a boolean mask: faster on 2 axes
+        kept = np.flatnonzero(np.repeat(frontier.searchable, counts))
         rows, stats = rows.take(kept), stats.take(kept, axis=1)
-    feature = np.ascontiguousarray(drawn[:, :m].T)                      # (m, A): slot k holds the k-th feature each node drew
-    x = read_values(g, rows, None if g.max_features is None else feature, size)   # (m, n): one gather, all slots
-    lowest, highest = np.minimum.reduceat(x, offset, axis=1), np.maximum.reduceat(x, offset, axis=1)
+    # (m, A): slot k holds the k-th feature each node drew
+    feature = np.ascontiguousarray(drawn[:, :m].T)
+    # (m, n): one gather, all slots
+    x = read_values(g, rows, None if g.max_features is None else feature, size)
+    lowest, highest = np.minimum.reduceat(x, offset, axis=1), np.maximum.reduceat(
+        x, offset, axis=1)
     useful = ~constant_features(lowest, highest)
-    stuck, step = ~useful.any(axis=0), m                                  # all constant: draw on until a useful one
+    # all constant: draw on until a useful one
+    stuck, step = ~useful.any(axis=0), m
     while stuck.any() and step < D:
         nodes = np.flatnonzero(stuck)
         more = drawn[nodes, step]
@@ -226,48 +355,64 @@ def search_without_orders(g, rows, stats, counts, frontier, units, best, where, 
         starts = np.cumsum(sizes) - sizes
         positions = np.repeat(offset[nodes] - starts, sizes) + np.arange(sizes.sum())
         values = read_values(g, rows[positions], more, sizes)
-        low, high = np.minimum.reduceat(values, starts), np.maximum.reduceat(values, starts)
+        low, high = np.minimum.reduceat(values,
+                                        starts), np.maximum.reduceat(values, starts)
         ok = ~constant_features(low, high)
         done = nodes[ok]
-        feature[0, done], lowest[0, done], highest[0, done], useful[0, done] = more[ok], low[ok], high[ok], True
+        feature[0, done], lowest[0, done], highest[0, done], useful[
+            0, done] = more[ok], low[ok], high[ok], True
         kept = np.repeat(ok, sizes)
         x[0, positions[kept]] = values[kept]
         stuck[done], step = False, step + 1
     threshold = lowest + (highest - lowest) * uniform[np.arange(len(active)), feature]
-    threshold = np.where(threshold == highest, lowest, threshold)          # scikit-learn's redraw rule
-    nodes = frontier._replace(counts=size, totals=frontier.totals[:, active], constant=frontier.constant[active],
-                              weight=frontier.weight[active], impurity=frontier.impurity[active],
+    # scikit-learn's redraw rule
+    threshold = np.where(threshold == highest, lowest, threshold)
+    nodes = frontier._replace(counts=size, totals=frontier.totals[:, active],
+                              constant=frontier.constant[active],
+                              weight=frontier.weight[active],
+                              impurity=frontier.impurity[active],
                               searchable=frontier.searchable[active], starts=offset)
-    sides = np.empty(x.shape, dtype=bool)                                  # kept to route the rows: 1 byte a value, not 8
+    # kept to route the rows: 1 byte a value, not 8
+    sides = np.empty(x.shape, dtype=bool)
     by_class = (g.y.ndim == 1 and g.unit_weights and g.crit.statistics_sum_to_weight
                 and g.n_classes >= g.tuning.class_sums_from)   # many classes: bincount
     left_sums = (class_counts_left(g.y.take(rows), g.n_classes, size,
                                    int(frontier.weights_are_one)) if by_class else None)
-    lowest_cut, last_left = frontier_random_splits(x, stats, nodes, g.crit, threshold,
-                                                   None if g.positive is None else g.positive.take(rows), sides=sides,
-                                                   left_sums=left_sums)
+    lowest_cut, last_left = frontier_random_splits(
+        x, stats, nodes, g.crit, threshold,
+        None if g.positive is None else g.positive.take(rows), sides=sides,
+        left_sums=left_sums)
     lowest_cut[~useful] = np.inf
-    np.multiply(lowest_cut, units[active] if np.ndim(units) else units, out=lowest_cut, where=np.isfinite(lowest_cut))
-    best[feature, active], where[feature, active] = lowest_cut, last_left - offset + frontier.starts[active]
+    np.multiply(lowest_cut, units[active] if np.ndim(units) else units, out=lowest_cut,
+                where=np.isfinite(lowest_cut))
+    best[feature, active], where[
+        feature, active] = lowest_cut, last_left - offset + frontier.starts[active]
     searched, thresholds = np.zeros((D, n_nodes), dtype=bool), np.zeros((D, n_nodes))
     searched[feature, active], thresholds[feature, active] = useful, threshold
     return searched, thresholds, _Slots(active, size, offset, feature, sides), {}
 
 class _Slots(NamedTuple):
-    "What `_search_without_orders` found, kept to route the rows: the searched nodes, their sizes and starts among their rows, each slot's feature and the side of each of its values."
+    """What `_search_without_orders` found, kept to route the rows: the searched nodes,
+    their sizes and starts among their rows, each slot's feature and the side of each of
+    its values."""
     active: np.ndarray        # (A,) the searchable nodes
     size: np.ndarray          # (A,) their rows
     offset: np.ndarray        # (A,) where each one's rows start among theirs
     feature: np.ndarray       # (m, A) each slot's feature
-    sides: np.ndarray         # (m, n_A) each slot's side (True: left) at the nodes' rows, at its drawn threshold
+    # (m, n_A) each slot's side (True: left) at the nodes' rows, at its drawn threshold
+    sides: np.ndarray
 
     def goes_left(self, feature, counts): return _sides(self, feature, counts)
 
 def _sides(slots, feature, counts):
-    "Which positions of the frontier go left (False where no split was searched), given each node's chosen `feature`: the sides the search computed for that feature's slot."
-    slot = np.argmax(slots.feature == feature[slots.active], axis=0)    # the chosen feature's slot in each searched node
+    """Which positions of the frontier go left (False where no split was searched),
+    given each node's chosen `feature`: the sides the search computed for that feature's
+    slot."""
+    # the chosen feature's slot in each searched node
+    slot = np.argmax(slots.feature == feature[slots.active], axis=0)
     n = slots.sides.shape[1]
-    chosen = np.repeat(slot * n, slots.size)                              # each position's side in the flattened slots
+    # each position's side in the flattened slots
+    chosen = np.repeat(slot * n, slots.size)
     chosen += np.arange(n)
     left = slots.sides.reshape(-1).take(chosen)
     if len(slots.active) == len(counts): return left
@@ -278,6 +423,7 @@ def _sides(slots, feature, counts):
     return goes_left
 
 # %% ../nbs/10_making_numpy_fast.ipynb #e2e2fcac
-FAST = Tuning(sort=repaired_sort, ranks=dense_ranks, ranks_from_bytes=RANKS_FROM_BYTES, class_splits=frontier_class_splits,
-              class_sums_from=CLASS_SUMS_FROM, drawn_pairs=sweep_drawn_pairs, drawn_pairs_below=0.5,
+FAST = Tuning(sort=repaired_sort, ranks=dense_ranks, ranks_from_bytes=RANKS_FROM_BYTES,
+              class_splits=frontier_class_splits, class_sums_from=CLASS_SUMS_FROM,
+              drawn_pairs=sweep_drawn_pairs, drawn_pairs_below=0.5,
               without_orders=search_without_orders)

@@ -22,226 +22,375 @@ def segment_starts(counts):
     return counts.cumsum() - counts
 
 def segmented_cumsum(values, counts, out=None, starts=None):
-    "Cumulative sum along the last axis of `values`, restarted at each segment (segments of lengths `counts`, starting at `starts` if known); into `out` if given. Integers of 32 or 64 bits are summed in their own type (the caller keeps the sums in range), even into a float `out`, which gets them at the end: exact (chapter 10 times them against float sums)."
-    own = values.dtype.kind in "iu" and values.dtype.itemsize >= 4     # else numpy widens 32 bits to 64, at a cost (chapter 10)
+    """Cumulative sum along the last axis of `values`, restarted at each segment
+    (segments of lengths `counts`, starting at `starts` if known); into `out` if given.
+    Integers of 32 or 64 bits are summed in their own type (the caller keeps the sums in
+    range), even into a float `out`, which gets them at the end: exact (chapter 10 times
+    them against float sums)."""
+    # else numpy widens 32 bits to 64, at a cost (chapter 10)
+    own = values.dtype.kind in "iu" and values.dtype.itemsize >= 4
     to_floats = own and out is not None and out.dtype.kind == "f"
-    cumulative = np.cumsum(values, axis=-1, dtype=values.dtype if own else None, out=None if to_floats else out)
-    if len(counts) > 1:                                           # one segment: the running total is the answer
+    cumulative = np.cumsum(values, axis=-1, dtype=values.dtype if own else None,
+                           out=None if to_floats else out)
+    # one segment: the running total is the answer
+    if len(counts) > 1:
         before = np.zeros(values.shape[:-1] + (len(counts),), dtype=cumulative.dtype)
         starts = segment_starts(counts) if starts is None else starts
-        before[..., 1:] = cumulative[..., starts[1:] - 1]         # the running total where each later segment starts
-        if to_floats: return np.subtract(cumulative, before.repeat(counts, axis=-1), out=out)   # integers into floats: once
+        # the running total where each later segment starts
+        before[..., 1:] = cumulative[..., starts[1:] - 1]
+        # integers into floats: once
+        if to_floats:
+            return np.subtract(cumulative, before.repeat(counts, axis=-1), out=out)
         cumulative -= before.repeat(counts, axis=-1)
     if not to_floats: return cumulative
-    np.copyto(out, cumulative)                                    # integers into floats: converted once, at the end
+    # integers into floats: converted once, at the end
+    np.copyto(out, cumulative)
     return out
 
 def segment_sums(values, starts, axis=-1):
-    "The sum of each segment of `values` along `axis` (segments starting at `starts`): `np.add.reduceat`, with integers of up to 32 bits and masks (counted as 0 and 1) summed in 32 bits rather than widened to 64 as numpy does by default: the same sums (chapter 10 times both ways). The caller keeps them below 2**31."
-    if values.dtype == bool: values = values.view(np.int8)         # the same bytes, read as numbers
+    """The sum of each segment of `values` along `axis` (segments starting at `starts`):
+    `np.add.reduceat`, with integers of up to 32 bits and masks (counted as 0 and 1)
+    summed in 32 bits rather than widened to 64 as numpy does by default: the same sums
+    (chapter 10 times both ways). The caller keeps them below 2**31."""
+    # the same bytes, read as numbers
+    if values.dtype == bool: values = values.view(np.int8)
     small = values.dtype.kind in "iu" and values.dtype.itemsize <= 4
     return np.add.reduceat(values, starts, axis=axis, dtype=np.int32 if small else None)
 
 # %% ../nbs/07_frontier.ipynb #095ee747
-FIRST_BEST_LISTED_FROM = 2 ** 15   # from this many entries on, the qualifying positions are listed, not marked
+# from this many entries on, the qualifying positions are listed, not marked
+FIRST_BEST_LISTED_FROM = 2 ** 15
 
 def segment_first_best(values, counts, scale, starts=None):
-    "Per segment, along the last axis of `values`: the minimum and the first position that ties with it (chapter 3's tie rule, `scale` per segment; `starts` if known); a segment without a cut (all inf) gets its first position."
+    """Per segment, along the last axis of `values`: the minimum and the first position
+    that ties with it (chapter 3's tie rule, `scale` per segment; `starts` if known); a
+    segment without a cut (all inf) gets its first position."""
     starts = segment_starts(counts) if starts is None else starts
     lowest = np.minimum.reduceat(values, starts, axis=-1)
-    bound = lowest + TIE_TOLERANCE * np.abs(scale)              # `ties_with_best`'s bound, once per segment: one long temporary
-    if values.size < FIRST_BEST_LISTED_FROM:                     # short: mark every position (fewer calls), take the first
-        positions = np.where(values <= bound.repeat(counts, axis=-1), np.arange(values.shape[-1]), values.shape[-1])
+    # `ties_with_best`'s bound, once per segment: one long temporary
+    bound = lowest + TIE_TOLERANCE * np.abs(scale)
+    # short: mark every position (fewer calls), take the first
+    if values.size < FIRST_BEST_LISTED_FROM:
+        positions = np.where(values <= bound.repeat(counts, axis=-1),
+                             np.arange(values.shape[-1]), values.shape[-1])
         return lowest, np.minimum.reduceat(positions, starts, axis=-1)
-    bound[~np.isfinite(lowest)] = -np.inf                        # no cut there: nothing qualifies (inf <= inf would)
-    qualifying = np.flatnonzero(values <= np.repeat(bound, counts, axis=-1))   # few: each segment's best and its ties
+    # no cut there: nothing qualifies (inf <= inf would)
+    bound[~np.isfinite(lowest)] = -np.inf
+    # few: each segment's best and its ties
+    qualifying = np.flatnonzero(values <= np.repeat(bound, counts, axis=-1))
     n = values.shape[-1]
-    first = np.arange(0, values.size, max(n, 1)).reshape(lowest.shape[:-1] + (1,)) + starts   # each segment's start, flattened
-    found = np.append(qualifying, values.size).take(np.searchsorted(qualifying, first))       # the first from there on
+    # each segment's start, flattened
+    first = np.arange(0, values.size, max(
+        n, 1)).reshape(lowest.shape[:-1] + (1, )) + starts
+    # the first from there on
+    found = np.append(qualifying, values.size).take(np.searchsorted(qualifying, first))
     return lowest, np.where(found < first + counts, found - first + starts, starts)
 
 # %% ../nbs/07_frontier.ipynb #8e12bbab
 class Frontier(NamedTuple):
     "What the searches of all features share at one depth."
     counts: np.ndarray        # samples per frontier node (segment lengths)
-    n_left: np.ndarray        # samples left of a cut after each position (its position in its segment + 1); `right_of`: right
-    allowed: np.ndarray       # the node may be split and, if every weight is positive, the cut is admissible
+    # samples left of a cut after each position (its position in its segment + 1);
+    # `right_of`: right
+    n_left: np.ndarray
+    # the node may be split and, if every weight is positive, the cut is admissible
+    allowed: np.ndarray
     segment: np.ndarray       # (n,) the frontier node of each position
-    totals: np.ndarray | None # (n_stats, F): each node's total statistics (those the proxy reads)
-    constant: np.ndarray      # (F,) each node's proxy constant: W_t i(s) = constant + split_proxy
-    weight: np.ndarray        # (F,) each node's weight W_t, in the units of the statistics
-    impurity: np.ndarray      # (F,) i(t) of each node, in the units of the statistics: the scale of the tie rule
+    # (n_stats, F): each node's total statistics (those the proxy reads)
+    totals: np.ndarray | None
+    # (F,) each node's proxy constant: W_t i(s) = constant + split_proxy
+    constant: np.ndarray
+    # (F,) each node's weight W_t, in the units of the statistics
+    weight: np.ndarray
+    # (F,) i(t) of each node, in the units of the statistics: the scale of the tie rule
+    impurity: np.ndarray
     min_samples_leaf: int
     min_weight_leaf: float = 0.0
-    children_rule: bool = False   # the criterion has its own rule for the children (Poisson), judged on exact right sums
-    weights_are_one: bool = False # every weight is 1 and statistic 0 follows from the count: the searches are given the others only
+    # the criterion has its own rule for the children (Poisson), judged on exact right
+    # sums
+    children_rule: bool = False
+    # every weight is 1 and statistic 0 follows from the count: the searches are given
+    # the others only
+    weights_are_one: bool = False
     searchable: np.ndarray | None = None   # (F,) the nodes that may be split at all
-    starts: np.ndarray | None = None       # (F,) each segment's first position, computed once per depth
+    # (F,) each segment's first position, computed once per depth
+    starts: np.ndarray | None = None
     def right_of(self, at=slice(None)):
-        "Samples right of the cut after each position `at` (a slice or positions; all by default): the node's count less `n_left`, made where a rule reads it rather than kept beside `n_left`."
+        """Samples right of the cut after each position `at` (a slice or positions; all
+        by default): the node's count less `n_left`, made where a rule reads it rather
+        than kept beside `n_left`."""
         return self.counts.astype(self.n_left.dtype)[self.segment[at]] - self.n_left[at]
 
-def frontier_layout(counts, node_stats, criterion, searchable, min_samples_leaf=1, min_weight_leaf=0.0, children_rule=False,
-                    totals=True, weights_are_one=False, impurity=None, weight=None, positions=True, starts=None):
-    "The `Frontier` of a depth with `counts` samples per node, node statistics (n_stats, F) and `searchable` nodes (`totals`: keep the node totals the proxy reads; `impurity` and `weight`: the criterion's, if already computed; `positions`: also the per-position arrays a sweep reads, which a cut at a drawn threshold does not; `starts`: the segments' starts, if known)."
+def frontier_layout(counts, node_stats, criterion, searchable, min_samples_leaf=1,
+                    min_weight_leaf=0.0, children_rule=False, totals=True,
+                    weights_are_one=False, impurity=None, weight=None, positions=True,
+                    starts=None):
+    """The `Frontier` of a depth with `counts` samples per node, node statistics
+    (n_stats, F) and `searchable` nodes (`totals`: keep the node totals the proxy reads;
+    `impurity` and `weight`: the criterion's, if already computed; `positions`: also the
+    per-position arrays a sweep reads, which a cut at a drawn threshold does not;
+    `starts`: the segments' starts, if known)."""
     starts = segment_starts(counts) if starts is None else starts
     segment, n_left, allowed = None, None, None
     if positions:
         n = int(counts.sum())
-        small = np.int32 if n < 2 ** 31 else np.intp                      # as the orders: half the memory of intp
+        # as the orders: half the memory of intp
+        small = np.int32 if n < 2 ** 31 else np.intp
         segment = np.arange(len(counts), dtype=small).repeat(counts)
-        n_left = np.arange(1, n + 1, dtype=small) - starts.astype(small).repeat(counts)   # repeats of the nodes' numbers: numpy
-        n_right = counts.astype(small).repeat(counts) - n_left                           # indexes by a 32-bit segment through a casting path
-        allowed = searchable.repeat(counts) & admissible_cuts(n_left, n_right, n_left, n_right, min_samples_leaf)
+        # repeats of the nodes' numbers: numpy
+        n_left = np.arange(1, n + 1, dtype=small) - starts.astype(small).repeat(counts)
+        # indexes by a 32-bit segment through a casting path
+        n_right = counts.astype(small).repeat(counts) - n_left
+        allowed = searchable.repeat(counts) & admissible_cuts(
+            n_left, n_right, n_left, n_right, min_samples_leaf)
     S = node_stats.T
     weight = criterion.weight(S) if weight is None else weight
     impurity = criterion.impurity(S) if impurity is None else impurity
-    return Frontier(counts, n_left, allowed, segment, node_stats[:criterion.proxy_statistics] if totals else None,
-                    criterion.proxy_constant(S), weight, impurity, min_samples_leaf, min_weight_leaf,
-                    children_rule, weights_are_one, searchable, starts)
+    return Frontier(counts, n_left, allowed, segment,
+                    node_stats[:criterion.proxy_statistics] if totals else None,
+                    criterion.proxy_constant(S), weight, impurity, min_samples_leaf,
+                    min_weight_leaf, children_rule, weights_are_one, searchable, starts)
 
 # %% ../nbs/07_frontier.ipynb #9acd9805
-SPARSE_CUTS = 0.25            # below this fraction of admissible positions, the criterion is evaluated at those cuts only
+# below this fraction of admissible positions, the criterion is evaluated at those cuts
+# only
+SPARSE_CUTS = 0.25
 SPARSE_MIN_POSITIONS = 4096   # ... if there are at least this many positions
-RIGHT_SUMS_ELEMENTS = 2 ** 15 # the right sums are made for about this many (statistic, position) entries at a time
+# the right sums are made for about this many (statistic, position) entries at a time
+RIGHT_SUMS_ELEMENTS = 2 ** 15
 
-def frontier_column_splits(x_sorted, stats_sorted, frontier, criterion, positive_sorted=None, overwrite_stats=False,
-                           sparse_cuts=SPARSE_CUTS, sparse_min_positions=SPARSE_MIN_POSITIONS, right_sums_elements=RIGHT_SUMS_ELEMENTS):
-    "Best cut of every frontier node on each feature: (i(s), position of the last left sample), each (..., F); inf where none. `x_sorted` is (..., n) and `stats_sorted` (n_stats, ..., n), `...` one axis per feature searched at once; `overwrite_stats`: `stats_sorted` was gathered for this call alone, and its floats may be overwritten by their sums; the right sums are made `right_sums_elements` (statistic, position) entries at a time."
+def frontier_column_splits(x_sorted, stats_sorted, frontier, criterion,
+                           positive_sorted=None, overwrite_stats=False,
+                           sparse_cuts=SPARSE_CUTS,
+                           sparse_min_positions=SPARSE_MIN_POSITIONS,
+                           right_sums_elements=RIGHT_SUMS_ELEMENTS):
+    """Best cut of every frontier node on each feature: (i(s), position of the last left
+    sample), each (..., F); inf where none. `x_sorted` is (..., n) and `stats_sorted`
+    (n_stats, ..., n), `...` one axis per feature searched at once; `overwrite_stats`:
+    `stats_sorted` was gathered for this call alone, and its floats may be overwritten
+    by their sums; the right sums are made `right_sums_elements` (statistic, position)
+    entries at a time."""
     counts, shape, n = frontier.counts, x_sorted.shape, x_sorted.shape[-1]
     admissible = _admissible_positions(x_sorted, frontier, positive_sorted)
-    del x_sorted, positive_sorted                # gathered for this call: their memory is free before the sums are made
-    stats_sorted = stats_sorted[:len(frontier.totals) - frontier.weights_are_one]   # the statistics the proxy reads, given
-    in_place = overwrite_stats and stats_sorted.dtype.kind == "f" and not frontier.children_rule   # Poisson reads them again
-    summed = segmented_cumsum(stats_sorted, counts, out=stats_sorted if in_place else np.empty(stats_sorted.shape),
-                              starts=frontier.starts)                         # (given, ..., n) floats
-    right = segmented_sum_after(stats_sorted, counts) if frontier.children_rule else None   # Poisson: exact right sums
+    # gathered for this call: their memory is free before the sums are made
+    del x_sorted, positive_sorted
+    # the statistics the proxy reads, given
+    stats_sorted = stats_sorted[:len(frontier.totals) - frontier.weights_are_one]
+    # Poisson reads them again
+    in_place = (overwrite_stats and stats_sorted.dtype.kind == "f"
+                and not frontier.children_rule)
+    summed = segmented_cumsum(
+        stats_sorted,
+        counts,
+        out=stats_sorted if in_place else np.empty(stats_sorted.shape),
+        # (given, ..., n) floats
+        starts=frontier.starts)
+    # Poisson: exact right sums
+    right = segmented_sum_after(stats_sorted,
+                                counts) if frontier.children_rule else None
     del stats_sorted
-    sparse = (admissible.size >= sparse_min_positions                       # on small arrays the calls cost more than the work
-              and np.count_nonzero(admissible) < sparse_cuts * admissible.size)  # ties, small nodes: judge only the admissible cuts
-    with np.errstate(divide="ignore", invalid="ignore"):                  # once: the proxies' 0 / 0, inf stays inf
+    # on small arrays the calls cost more than the work
+    sparse = (admissible.size >= sparse_min_positions
+              # ties, small nodes: judge only the admissible cuts
+              and np.count_nonzero(admissible) < sparse_cuts * admissible.size)
+    # once: the proxies' 0 / 0, inf stays inf
+    with np.errstate(divide="ignore", invalid="ignore"):
         if sparse:
-            cuts = np.flatnonzero(admissible)                                    # in the flattened (..., n)
+            # in the flattened (..., n)
+            cuts = np.flatnonzero(admissible)
             position = cuts % n
-            left = _left_sums(summed.reshape(len(summed), -1)[:, cuts], frontier.n_left[position], frontier.weights_are_one, criterion)   # (n_stats, m)
-            right = (frontier.totals[:, frontier.segment[position]] - left if right is None
-                     else right.reshape(len(right), -1)[:, cuts])
+            # (n_stats, m)
+            left = _left_sums(
+                summed.reshape(len(summed), -1)[:, cuts], frontier.n_left[position],
+                frontier.weights_are_one, criterion)
+            right = (frontier.totals[:, frontier.segment[position]]
+                     - left if right is None else right.reshape(len(right), -1)[:,
+                                                                                cuts])
             del summed
-            proxy = _cut_proxies(left, right, np.ones(len(cuts), dtype=bool), position, frontier, criterion)
-            del left, right                                                     # free what the proxy does not hold before the tie rule's temporaries
-        else:                   # a chunk of positions at a time: its sums on either side (the right: node totals less left), its proxies
-            proxy, step = summed[0], max(1, right_sums_elements * n // (len(frontier.totals) * summed[0].size))   # into the sums'
-            for lo in range(0, n, step):                                                               # first row, read by then
+            proxy = _cut_proxies(left, right, np.ones(len(cuts), dtype=bool), position,
+                                 frontier, criterion)
+            # free what the proxy does not hold before the tie rule's temporaries
+            del left, right
+        # a chunk of positions at a time: its sums on either side (the right: node
+        # totals less left), its proxies
+        else:
+            # into the sums'
+            proxy, step = summed[0], max(
+                1, right_sums_elements * n // (len(frontier.totals) * summed[0].size))
+            # first row, read by then
+            for lo in range(0, n, step):
                 cut = slice(lo, lo + step)
-                left = _left_sums(summed[..., cut], frontier.n_left[cut], frontier.weights_are_one, criterion)
-                right_part = (right[..., cut] if right is not None else frontier.totals.take(frontier.segment[cut], axis=1).reshape(
-                    (len(left),) + (1,) * (left.ndim - 2) + (-1,)) - left)
-                proxy[..., cut] = _cut_proxies(left, right_part, admissible[..., cut], cut, frontier, criterion)
-        scale = frontier.impurity * frontier.weight                             # the tie rule on W_t i(s): scale W_t i(t)
-        if sparse: lowest, best_position = _first_best_of_cuts(proxy, cuts, n, frontier, scale, shape[:-1])
-        else: lowest, best_position = segment_first_best(proxy, counts, scale, frontier.starts)
-        split_impurity = np.maximum((frontier.constant + lowest) / frontier.weight, 0.0)         # inf stays inf
+                left = _left_sums(summed[..., cut], frontier.n_left[cut],
+                                  frontier.weights_are_one, criterion)
+                right_part = (
+                    right[..., cut] if right is not None else
+                    frontier.totals.take(frontier.segment[cut], axis=1).reshape(
+                        (len(left), ) + (1, ) * (left.ndim - 2) + (-1, )) - left)
+                proxy[..., cut] = _cut_proxies(left, right_part, admissible[..., cut],
+                                               cut, frontier, criterion)
+        # the tie rule on W_t i(s): scale W_t i(t)
+        scale = frontier.impurity * frontier.weight
+        if sparse:
+            lowest, best_position = _first_best_of_cuts(proxy, cuts, n, frontier, scale,
+                                                        shape[:-1])
+        else:
+            lowest, best_position = segment_first_best(proxy, counts, scale,
+                                                       frontier.starts)
+        # inf stays inf
+        split_impurity = np.maximum((frontier.constant + lowest) / frontier.weight, 0.0)
     return split_impurity, best_position
 
 # %% ../nbs/07_frontier.ipynb #0de3d456
 def _left_sums(summed, n_left, weights_are_one, criterion):
-    "The left sums (n_stats, ..., m) of cuts whose summed statistics are `summed` and samples on the left `n_left` (m,): with statistic 0 from the count if `weights_are_one` (a new array, of floats), else `summed` itself. (A node's sums likewise: its count for `n_left`.)"
+    """The left sums (n_stats, ..., m) of cuts whose summed statistics are `summed` and
+    samples on the left `n_left` (m,): with statistic 0 from the count if
+    `weights_are_one` (a new array, of floats), else `summed` itself. (A node's sums
+    likewise: its count for `n_left`.)"""
     if not weights_are_one: return summed
     left = np.empty((len(summed) + 1,) + summed.shape[1:])
     left[1:] = summed
-    if criterion.statistics_sum_to_weight: np.subtract(n_left, summed.sum(axis=0), out=left[0])   # class 0: what the others leave
-    else: left[0] = n_left                                                   # the weight itself
+    # class 0: what the others leave
+    if criterion.statistics_sum_to_weight:
+        np.subtract(n_left, summed.sum(axis=0), out=left[0])
+        # the weight itself
+    else: left[0] = n_left
     return left
 
 def _cut_proxies(left, right, ok, at, frontier, criterion):
-    "The proxy of the cuts whose left and right sums are `left` and `right` (n_stats, ..., m), which it may overwrite; inf where not `ok`, or where the children's weights break `min_weight_leaf` or the criterion's own rule for them. `at` (a slice or m positions): where the cuts fall in the frontier."
+    """The proxy of the cuts whose left and right sums are `left` and `right` (n_stats,
+    ..., m), which it may overwrite; inf where not `ok`, or where the children's weights
+    break `min_weight_leaf` or the criterion's own rule for them. `at` (a slice or m
+    positions): where the cuts fall in the frontier."""
     last = tuple(range(1, left.ndim)) + (0,)
-    left, right = left.transpose(last), right.transpose(last)               # statistics on the last axis
+    # statistics on the last axis
+    left, right = left.transpose(last), right.transpose(last)
     if frontier.children_rule: ok = ok & criterion.admissible_children(left, right)
     if frontier.min_weight_leaf > 0:
         n_left, n_right = frontier.n_left[at], frontier.right_of(at)
-        ok = ok & admissible_cuts(n_left, n_right, n_left, n_right, frontier.min_samples_leaf, criterion.weight(left),
+        ok = ok & admissible_cuts(n_left, n_right, n_left, n_right,
+                                  frontier.min_samples_leaf, criterion.weight(left),
                                   criterion.weight(right), frontier.min_weight_leaf)
-    proxy = criterion.split_proxy(left, right, overwrite=True)             # the caller's own sums: squared error writes into them
-                                                                            # (0 / 0 where no cut: under the caller's errstate)
+    # the caller's own sums: squared error writes into them (0 / 0 where no cut: under
+    # the caller's errstate)
+    proxy = criterion.split_proxy(left, right, overwrite=True)
     np.putmask(proxy, ~ok, np.inf)
     return proxy
 
 def _first_best_of_cuts(proxy, cuts, n, frontier, scale, leading):
-    "`segment_first_best` of the values `proxy` at the flattened positions `cuts` only (the other positions count as inf)."
+    """`segment_first_best` of the values `proxy` at the flattened positions `cuts` only
+    (the other positions count as inf)."""
     n_nodes = len(frontier.counts)
     position = cuts % n
-    node = (cuts // n) * n_nodes + frontier.segment[position]               # (feature, node) of each cut: non-decreasing
+    # (feature, node) of each cut: non-decreasing
+    node = (cuts // n) * n_nodes + frontier.segment[position]
     lowest = np.full(leading + (n_nodes,), np.inf)
-    best_position = np.broadcast_to(segment_starts(frontier.counts), leading + (n_nodes,)).copy()
+    best_position = np.broadcast_to(segment_starts(frontier.counts), leading +
+                                    (n_nodes, )).copy()
     if len(cuts):
         starts = np.flatnonzero(np.r_[True, node[1:] != node[:-1]])
         low = np.minimum.reduceat(proxy, starts)
-        qualifies = ties_with_best(proxy, np.repeat(low, np.diff(np.r_[starts, len(node)])), scale[frontier.segment[position]])
+        qualifies = ties_with_best(proxy,
+                                   np.repeat(low, np.diff(np.r_[starts,
+                                                                len(node)])),
+                                   scale[frontier.segment[position]])
         lowest.reshape(-1)[node[starts]] = low
-        best_position.reshape(-1)[node[starts]] = np.minimum.reduceat(np.where(qualifies, position, n), starts)
+        best_position.reshape(-1)[node[starts]] = np.minimum.reduceat(
+            np.where(qualifies, position, n), starts)
     return lowest, best_position
 
 def _admissible_positions(x_sorted, frontier, positive_sorted=None):
-    "Where a cut may fall, along the last axis of `x_sorted`: the frontier allows it and the next value is larger (and both sides keep a positive weight)."
+    """Where a cut may fall, along the last axis of `x_sorted`: the frontier allows it
+    and the next value is larger (and both sides keep a positive weight)."""
     admissible = np.empty(x_sorted.shape, dtype=bool)
     np.less(x_sorted[..., :-1], x_sorted[..., 1:], out=admissible[..., :-1])
     admissible[..., -1] = False
     admissible &= frontier.allowed
-    if positive_sorted is not None:            # zero weights: which side keeps a positive weight depends on the order
+    # zero weights: which side keeps a positive weight depends on the order
+    if positive_sorted is not None:
         positive_left = segmented_cumsum(positive_sorted, frontier.counts)
-        positive_total = np.add.reduceat(positive_sorted, segment_starts(frontier.counts), axis=-1)[..., frontier.segment]
-        admissible &= admissible_cuts(frontier.n_left, frontier.right_of(), positive_left, positive_total - positive_left,
+        positive_total = np.add.reduceat(positive_sorted,
+                                         segment_starts(frontier.counts),
+                                         axis=-1)[..., frontier.segment]
+        admissible &= admissible_cuts(frontier.n_left, frontier.right_of(),
+                                      positive_left, positive_total - positive_left,
                                       frontier.min_samples_leaf)
     return admissible
 
 def segmented_sum_after(values, counts):
-    "Sum along the last axis of `values` of the elements after each position, within its segment (0 at a segment's end)."
-    from_right = segmented_cumsum(values[..., ::-1], counts[::-1])[..., ::-1]     # each position and those after it
+    """Sum along the last axis of `values` of the elements after each position, within
+    its segment (0 at a segment's end)."""
+    # each position and those after it
+    from_right = segmented_cumsum(values[..., ::-1], counts[::-1])[..., ::-1]
     after = np.zeros_like(from_right)
     after[..., :-1] = from_right[..., 1:]
     after[..., np.cumsum(counts) - 1] = 0
     return after
 
 # %% ../nbs/07_frontier.ipynb #1a022478
-BLOCK_ELEMENTS = 2 ** 15     # long arrays are worked in blocks of about this many entries, a cache's worth (a depth's
-                             # features are searched in blocks of this many (statistic, sample) pairs: below)
+# long arrays are worked in blocks of about this many entries, a cache's worth (a
+# depth's features are searched in blocks of this many (statistic, sample) pairs: below)
+BLOCK_ELEMENTS = 2 ** 15
 
 def by_row_blocks(f, a):
-    "`f(a)` for a function `f` of each row of `a` that reduces its last axis, a block of `BLOCK_ELEMENTS` entries at a time: the temporaries `f` makes are a block's, not the whole array's (a frontier of F nodes and K classes: (F, K) floats each, and chapter 1's `gini` squares every proportion). The same numbers: each row is reduced as before."
+    """`f(a)` for a function `f` of each row of `a` that reduces its last axis, a block
+    of `BLOCK_ELEMENTS` entries at a time: the temporaries `f` makes are a block's, not
+    the whole array's (a frontier of F nodes and K classes: (F, K) floats each, and
+    chapter 1's `gini` squares every proportion). The same numbers: each row is reduced
+    as before."""
     if a.size <= BLOCK_ELEMENTS: return f(a)
     step = max(1, BLOCK_ELEMENTS // max(a.shape[-1], 1))
     return np.concatenate([f(a[lo:lo + step]) for lo in range(0, len(a), step)])
 
 # %% ../nbs/07_frontier.ipynb #ff7a47ea
-def partition_orders(orders, goes_left, counts, split, block=None, in_place=False, by_position=False, starts=None):
-    "Stable partition of every feature's order into the next frontier's: the left children of the splitting nodes, in node order, then their right children, in the same order; the samples of nodes that became leaves are dropped. Returns the orders and the children's counts, in that layout. Features go `block` at a time (None: all at once); `in_place` writes over the memory of `orders` (a C-ordered `orders` stays C-ordered) and returns a view; `by_position`: `goes_left` is the side of each position of a single order (a growth without sorted orders knows them), not of each sample; `starts`: the segments' starts, if known."
-    if by_position and len(orders) != 1: raise ValueError("sides by position partition a single order; give the sides of the samples")
-    first = goes_left if by_position else goes_left.take(orders[0])         # each position's side, along the first order
+def partition_orders(orders, goes_left, counts, split, block=None, in_place=False,
+                     by_position=False, starts=None):
+    """Stable partition of every feature's order into the next frontier's: the left
+    children of the splitting nodes, in node order, then their right children, in the
+    same order; the samples of nodes that became leaves are dropped. Returns the orders
+    and the children's counts, in that layout. Features go `block` at a time (None: all
+    at once); `in_place` writes over the memory of `orders` (a C-ordered `orders` stays
+    C-ordered) and returns a view; `by_position`: `goes_left` is the side of each
+    position of a single order (a growth without sorted orders knows them), not of each
+    sample; `starts`: the segments' starts, if known."""
+    if by_position and len(orders) != 1:
+        raise ValueError(
+            "sides by position partition a single order; give the sides of the samples")
+    # each position's side, along the first order
+    first = goes_left if by_position else goes_left.take(orders[0])
     every = bool(split.all())
-    side = ((~first).view(np.uint8) if every                                # 0: left, 1: right,
-            else np.where(split.repeat(counts), ~first, 2).astype(np.uint8))   # 2: a leaf's sample, dropped
+    # 0: left, 1: right,
+    side = ((~first).view(np.uint8) if every
+            # 2: a leaf's sample, dropped
+            else np.where(split.repeat(counts), ~first, 2).astype(np.uint8))
     starts = segment_starts(counts) if starts is None else starts
-    n_left = segment_sums(side == 0, starts) if len(side) else np.zeros(len(counts), int)
+    n_left = segment_sums(side == 0, starts) if len(side) else np.zeros(
+        len(counts), int)
     n_left = n_left[split]
     child_counts = np.concatenate([n_left, counts[split] - n_left])
     lefts, kept = int(np.add.reduce(n_left)), int(np.add.reduce(child_counts))
     if by_position: sides = lambda flat: side
-    elif every: sides = (~goes_left).view(np.uint8).take                 # every node split: each sample's code, as it is
+        # every node split: each sample's code, as it is
+    elif every: sides = (~goes_left).view(np.uint8).take
     else:
-        of_sample = np.empty(len(goes_left), dtype=np.uint8)                # each sample's code, read along every order
+        # each sample's code, read along every order
+        of_sample = np.empty(len(goes_left), dtype=np.uint8)
         of_sample[orders[0]] = side
         sides = of_sample.take
     if not in_place: result = np.empty((len(orders), kept), dtype=orders.dtype)
-    elif orders.flags.c_contiguous: result = orders.reshape(-1)[:len(orders) * kept].reshape(len(orders), kept)
+    elif orders.flags.c_contiguous:
+        result = orders.reshape(-1)[:len(orders) * kept].reshape(len(orders), kept)
     else: result = orders[:, :kept]
     block = block or len(orders)
     for lo in range(0, len(orders), block):
-        flat = orders[lo:lo + block].reshape(-1)                            # the block's orders, one after another
+        # the block's orders, one after another
+        flat = orders[lo:lo + block].reshape(-1)
         side_at = sides(flat)
-        left, right = flat.compress(side_at == 0), flat.compress(side_at == 1)   # copies, made before the rows are overwritten
-        into = result[lo:lo + block]                                        # (row r of the result starts before row r of
-        into[:, :lefts] = left.reshape(len(into), lefts)                    # the orders: later rows are not touched)
+        # copies, made before the rows are overwritten
+        left, right = flat.compress(side_at == 0), flat.compress(side_at == 1)
+        # (row r of the result starts before row r of
+        into = result[lo:lo + block]
+        # the orders: later rows are not touched)
+        into[:, :lefts] = left.reshape(len(into), lefts)
         into[:, lefts:] = right.reshape(len(into), kept - lefts)
     return result, child_counts
 
@@ -264,126 +413,207 @@ def segment_ends(X, orders, starts, counts, segments, n_missing=None):
 
 # %% ../nbs/07_frontier.ipynb #77bc40bb
 def node_centres(y_sorted, w_sorted, counts, starts=None, all_positive=False):
-    "Each frontier node's centre (weighted mean) and scale (largest |y - centre| of positive weight; 0 if its targets are all equal), and every sample's u = (y - centre) / scale (0 in a constant node); `w_sorted` None: unit weights; `starts`: the segments' starts, if known; `all_positive`: every weight is known to be positive."
+    """Each frontier node's centre (weighted mean) and scale (largest |y - centre| of
+    positive weight; 0 if its targets are all equal), and every sample's u = (y -
+    centre) / scale (0 in a constant node); `w_sorted` None: unit weights; `starts`: the
+    segments' starts, if known; `all_positive`: every weight is known to be positive."""
     starts = segment_starts(counts) if starts is None else starts
     all_positive = all_positive or w_sorted is None
-    weight = counts.astype(float) if w_sorted is None else np.add.reduceat(w_sorted, starts)   # unit weights: the same sums
-    centre = (np.add.reduceat(y_sorted if w_sorted is None else w_sorted * y_sorted, starts)
-              / np.where(weight > 0, weight, 1.0))
-    centred = y_sorted - centre.repeat(counts)                           # the method: no Python wrapper, as below
-    positive = None if all_positive else w_sorted > 0                     # a weightless sample sets nothing
-    some_weightless = not all_positive and not positive.all()            # usually not: nothing to mask
-    highest = np.maximum.reduceat(np.where(positive, centred, -np.inf) if some_weightless else centred, starts)
-    lowest = np.minimum.reduceat(np.where(positive, centred, np.inf) if some_weightless else centred, starts)
-    constant = highest == lowest                                         # even if the mean rounded off the common value
+    # unit weights: the same sums
+    weight = counts.astype(float) if w_sorted is None else np.add.reduceat(
+        w_sorted, starts)
+    centre = (
+        np.add.reduceat(y_sorted if w_sorted is None else w_sorted * y_sorted, starts)
+        / np.where(weight > 0, weight, 1.0))
+    # the method: no Python wrapper, as below
+    centred = y_sorted - centre.repeat(counts)
+    # a weightless sample sets nothing
+    positive = None if all_positive else w_sorted > 0
+    # usually not: nothing to mask
+    some_weightless = not all_positive and not positive.all()
+    highest = np.maximum.reduceat(
+        np.where(positive, centred, -np.inf) if some_weightless else centred, starts)
+    lowest = np.minimum.reduceat(
+        np.where(positive, centred, np.inf) if some_weightless else centred, starts)
+    # even if the mean rounded off the common value
+    constant = highest == lowest
     centre[constant] += highest[constant]
     scale = np.where(constant, 0.0, np.maximum(highest, -lowest))
     if some_weightless: centred[~positive] = 0.0
-    u = np.divide(centred, np.where(constant, np.inf, scale).repeat(counts), out=centred)   # x / inf = 0; in place
+    # x / inf = 0; in place
+    u = np.divide(centred,
+                  np.where(constant, np.inf, scale).repeat(counts), out=centred)
     return centre, scale, u
 
 # %% ../nbs/07_frontier.ipynb #ed8539e5
-def frontier_random_splits(x_sorted, stats_sorted, frontier, criterion, threshold, positive_sorted=None, missing_left=None, sides=None,
+def frontier_random_splits(x_sorted, stats_sorted, frontier, criterion, threshold,
+                           positive_sorted=None, missing_left=None, sides=None,
                            left_sums=None):
-    """The cut of every frontier node at its own `threshold`: (i(s), position of the last known left sample), each (..., F), inf where not admissible. `x_sorted` (..., n) is one feature, or one per leading index with `threshold` (..., F) likewise; `stats_sorted` (n_stats, n), from the second statistic on if `frontier.weights_are_one`. `missing_left` (F,): where each node's missing values (NaN, last in its segment) go; None: the feature has none. `sides`: a boolean array like `x_sorted` to write each position's side into (True: left), if the caller routes by it.
+    """The cut of every frontier node at its own `threshold`: (i(s), position of the
+    last known left sample), each (..., F), inf where not admissible. `x_sorted` (...,
+    n) is one feature, or one per leading index with `threshold` (..., F) likewise;
+    `stats_sorted` (n_stats, n), from the second statistic on if
+    `frontier.weights_are_one`. `missing_left` (F,): where each node's missing values
+    (NaN, last in its segment) go; None: the feature has none. `sides`: a boolean array
+    like `x_sorted` to write each position's side into (True: left), if the caller
+    routes by it.
     `left_sums`: a function of the sides that returns the left sums of the statistics
     given (given, ..., F), if the caller knows a faster way (chapter 10's class counts);
     None: by products and segment sums."""
     counts = frontier.counts
     starts = segment_starts(counts) if frontier.starts is None else frontier.starts
-    leading = (1,) * (x_sorted.ndim - 1)                                 # the features' axes, if several
-    given = len(frontier.totals) - frontier.weights_are_one                 # the proxy's statistics, less the first if it is the count's
+    # the features' axes, if several
+    leading = (1,) * (x_sorted.ndim - 1)
+    # the proxy's statistics, less the first if it is the count's
+    given = len(frontier.totals) - frontier.weights_are_one
     stats_sorted = stats_sorted[:given].reshape((-1,) + leading + x_sorted.shape[-1:])
-    goes_left = np.less_equal(x_sorted, np.repeat(threshold, counts, axis=-1), out=sides)
+    goes_left = np.less_equal(x_sorted, np.repeat(threshold, counts, axis=-1),
+                              out=sides)
     n_left = segment_sums(goes_left, starts)
-    last_left = starts + n_left - 1                                      # the known left samples are a prefix of the sorted segment
+    # the known left samples are a prefix of the sorted segment
+    last_left = starts + n_left - 1
     if missing_left is not None:
         goes_left |= np.isnan(x_sorted) & np.repeat(missing_left, counts)
         n_left = segment_sums(goes_left, starts)
-    # (n_stats, ..., F): a product, not np.where, whose branch on a random mask costs more
+    # (n_stats, ..., F): a product, not np.where, whose branch on a random mask costs
+    # more
     left = (segment_sums(goes_left * stats_sorted, starts)
             if left_sums is None else left_sums(goes_left))
     left = left.astype(float)
-    if frontier.weights_are_one:                  # statistic 0 from the count: the weight itself, or what the other classes leave
-        first = n_left - left.sum(axis=0) if criterion.statistics_sum_to_weight else n_left
+    # statistic 0 from the count: the weight itself, or what the other classes leave
+    if frontier.weights_are_one:
+        first = n_left - left.sum(
+            axis=0) if criterion.statistics_sum_to_weight else n_left
         left = np.concatenate([first[None].astype(float), left])
-    right = (np.add.reduceat(~goes_left * stats_sorted, starts, axis=-1) if frontier.children_rule
-             else frontier.totals.reshape((len(left),) + leading + counts.shape) - left)
+    right = (np.add.reduceat(~goes_left
+                             * stats_sorted, starts, axis=-1) if frontier.children_rule
+             else frontier.totals.reshape((len(left), ) + leading + counts.shape)
+             - left)
     positive_left, positive_right = n_left, counts - n_left
     if positive_sorted is not None:
         positive_left = np.add.reduceat(positive_sorted * goes_left, starts, axis=-1)
         positive_right = np.add.reduceat(positive_sorted, starts) - positive_left
-    left, right = np.moveaxis(left, 0, -1), np.moveaxis(right, 0, -1)  # statistics on the last axis
-    admissible = frontier.searchable & (n_left > 0) & admissible_cuts(       # the sides' counts, not positions, decide
-        n_left, counts - n_left, positive_left, positive_right, frontier.min_samples_leaf,
-        criterion.weight(left), criterion.weight(right), frontier.min_weight_leaf)
+    # statistics on the last axis
+    left, right = np.moveaxis(left, 0, -1), np.moveaxis(right, 0, -1)
+    # the sides' counts, not positions, decide
+    admissible = frontier.searchable & (n_left > 0) & admissible_cuts(
+        n_left, counts - n_left, positive_left,
+        positive_right, frontier.min_samples_leaf, criterion.weight(left),
+        criterion.weight(right), frontier.min_weight_leaf)
     if frontier.children_rule: admissible &= criterion.admissible_children(left, right)
     with np.errstate(divide="ignore", invalid="ignore"):
-        values = np.maximum((frontier.constant + criterion.split_proxy(left, right)) / frontier.weight, 0.0)
+        values = np.maximum(
+            (frontier.constant + criterion.split_proxy(left, right)) / frontier.weight,
+            0.0)
     return np.where(admissible, values, np.inf), last_left
 
 # %% ../nbs/07_frontier.ipynb #2df94280
-def frontier_missing_splits(x_sorted, stats_sorted, frontier, criterion, positive_sorted=None):
-    "As `frontier_column_splits` for a feature with missing values (NaN, last in each node's segment), in two passes (missing rows right, then left): (i(s), position of the last known left sample, whether the missing rows go left), each (..., F)."
+def frontier_missing_splits(x_sorted, stats_sorted, frontier, criterion,
+                            positive_sorted=None):
+    """As `frontier_column_splits` for a feature with missing values (NaN, last in each
+    node's segment), in two passes (missing rows right, then left): (i(s), position of
+    the last known left sample, whether the missing rows go left), each (..., F)."""
     counts, segment, n = frontier.counts, frontier.segment, x_sorted.shape[-1]
     starts, leading = segment_starts(counts), tuple(range(1, x_sorted.ndim))
-    stats_sorted = stats_sorted[:len(frontier.totals)]                       # the statistics the proxy reads
+    # the statistics the proxy reads
+    stats_sorted = stats_sorted[:len(frontier.totals)]
     missing = np.isnan(x_sorted)
-    m = segment_sums(missing, starts)                           # (..., F) each node's missing rows
-    last_known = np.maximum(starts + counts - m - 1, starts)                # (..., F) the position of its largest known value
-    left = segmented_cumsum(stats_sorted, counts, out=np.empty(stats_sorted.shape))   # P_p: at a known position, the known prefix
-    if frontier.children_rule:                                              # Poisson: exact sums, also on the right
-        missing_sums = np.add.reduceat(np.where(missing, stats_sorted, 0.0), starts, axis=-1)
+    # (..., F) each node's missing rows
+    m = segment_sums(missing, starts)
+    # (..., F) the position of its largest known value
+    last_known = np.maximum(starts + counts - m - 1, starts)
+    # P_p: at a known position, the known prefix
+    left = segmented_cumsum(stats_sorted, counts, out=np.empty(stats_sorted.shape))
+    # Poisson: exact sums, also on the right
+    if frontier.children_rule:
+        missing_sums = np.add.reduceat(np.where(missing, stats_sorted, 0.0), starts,
+                                       axis=-1)
         right = segmented_sum_after(stats_sorted, counts)
-    else:                                                                   # S_M = S_t - the known prefix at the last known value
-        known_sums = np.where(m < counts, np.take_along_axis(left, last_known[None], axis=-1), 0.0)
+    # S_M = S_t - the known prefix at the last known value
+    else:
+        known_sums = np.where(m < counts,
+                              np.take_along_axis(left, last_known[None], axis=-1), 0.0)
         missing_sums = np.expand_dims(frontier.totals, leading) - known_sums
         right = np.expand_dims(frontier.totals[:, segment], leading) - left
-        del stats_sorted, known_sums                                        # read for the last time (Poisson's pass 2 reads them)
-    regular = np.zeros(x_sorted.shape, dtype=bool)                          # between two distinct known values
+        # read for the last time (Poisson's pass 2 reads them)
+        del stats_sorted, known_sums
+    # between two distinct known values
+    regular = np.zeros(x_sorted.shape, dtype=bool)
     np.less(x_sorted[..., :-1], x_sorted[..., 1:], out=regular[..., :-1])
-    known_missing = np.zeros(x_sorted.shape, dtype=bool)                    # the last known position: "known | missing"
-    del x_sorted                                                            # read for the last time: freed before the sums
+    # the last known position: "known | missing"
+    known_missing = np.zeros(x_sorted.shape, dtype=bool)
+    # read for the last time: freed before the sums
+    del x_sorted
     np.put_along_axis(known_missing, last_known, (m > 0) & (m < counts), axis=-1)
-    ok = [(regular | known_missing) & frontier.allowed, regular & np.repeat(m > 0, counts, axis=-1) & frontier.searchable[segment]]
-    n_left = n_right = known_right = None              # the sides' counts, only where a rule reads them: long arrays
-    if frontier.min_samples_leaf > 1 or positive_sorted is not None or frontier.min_weight_leaf > 0:
-        known_right = frontier.right_of()                                   # pass 1's right side: the known values only
-        n_missing = np.repeat(m.astype(frontier.n_left.dtype), counts, axis=-1)   # m of each position's node
+    ok = [(regular | known_missing) & frontier.allowed,
+          regular & np.repeat(m > 0, counts, axis=-1) & frontier.searchable[segment]]
+    # the sides' counts, only where a rule reads them: long arrays
+    n_left = n_right = known_right = None
+    if (frontier.min_samples_leaf > 1 or positive_sorted is not None
+            or frontier.min_weight_leaf > 0):
+        # pass 1's right side: the known values only
+        known_right = frontier.right_of()
+        # m of each position's node
+        n_missing = np.repeat(m.astype(frontier.n_left.dtype), counts, axis=-1)
         n_left, n_right = frontier.n_left + n_missing, known_right - n_missing
         del n_missing
-    if frontier.min_samples_leaf > 1:                  # one sample on each side is implied by a cut between known values
-        ok[1] &= admissible_cuts(n_left, n_right, n_left, n_right, frontier.min_samples_leaf)
+    # one sample on each side is implied by a cut between known values
+    if frontier.min_samples_leaf > 1:
+        ok[1] &= admissible_cuts(n_left, n_right, n_left, n_right,
+                                 frontier.min_samples_leaf)
     if positive_sorted is not None:
         positive_left = segmented_cumsum(positive_sorted, counts)
-        positive_right = np.add.reduceat(positive_sorted, starts, axis=-1)[..., segment] - positive_left
-        positive_missing = np.add.reduceat(positive_sorted * missing, starts, axis=-1)[..., segment]
-        ok[0] &= admissible_cuts(frontier.n_left, known_right, positive_left, positive_right, frontier.min_samples_leaf)
-        ok[1] &= admissible_cuts(n_left, n_right, positive_left + positive_missing, positive_right - positive_missing,
+        positive_right = np.add.reduceat(positive_sorted, starts,
+                                         axis=-1)[..., segment] - positive_left
+        positive_missing = np.add.reduceat(positive_sorted * missing, starts,
+                                           axis=-1)[..., segment]
+        ok[0] &= admissible_cuts(frontier.n_left, known_right, positive_left,
+                                 positive_right, frontier.min_samples_leaf)
+        ok[1] &= admissible_cuts(n_left, n_right, positive_left + positive_missing,
+                                 positive_right - positive_missing,
                                  frontier.min_samples_leaf)
     proxies = []
-    for missing_left, (count_left, count_right) in enumerate(((frontier.n_left, known_right), (n_left, n_right))):
-        if missing_left:                                                    # pass 2: the missing rows join the left side
+    for missing_left, (count_left, count_right) in enumerate(
+        ((frontier.n_left, known_right), (n_left, n_right))):
+        # pass 2: the missing rows join the left side
+        if missing_left:
             missing_sums = np.repeat(missing_sums, counts, axis=-1)
             left += missing_sums
-            if frontier.children_rule: right = segmented_sum_after(np.where(missing, 0.0, stats_sorted), counts)
+            if frontier.children_rule:
+                right = segmented_sum_after(np.where(missing, 0.0, stats_sorted),
+                                            counts)
             else: right -= missing_sums
             del missing_sums
-        l, r = np.moveaxis(left, 0, -1), np.moveaxis(right, 0, -1)          # statistics on the last axis
-        if frontier.children_rule: ok[missing_left] &= criterion.admissible_children(l, r)
+        # statistics on the last axis
+        l, r = np.moveaxis(left, 0, -1), np.moveaxis(right, 0, -1)
+        if frontier.children_rule:
+            ok[missing_left] &= criterion.admissible_children(l, r)
         if frontier.min_weight_leaf > 0:
-            ok[missing_left] &= admissible_cuts(count_left, count_right, count_left, count_right, frontier.min_samples_leaf,
-                                                criterion.weight(l), criterion.weight(r), frontier.min_weight_leaf)
+            ok[missing_left] &= admissible_cuts(
+                count_left,
+                count_right,
+                count_left,
+                count_right,
+                frontier.min_samples_leaf,
+                criterion.weight(l),
+                criterion.weight(r),
+                frontier.min_weight_leaf,
+            )
         with np.errstate(divide="ignore", invalid="ignore"):
             proxy = criterion.split_proxy(l, r)
         proxy[~ok[missing_left]] = np.inf
         proxies.append(proxy)
     del left, right, l, r
-    lowest = np.minimum(*(np.minimum.reduceat(p, starts, axis=-1) for p in proxies))   # the tie rule over both passes
-    bound = np.repeat(lowest + TIE_TOLERANCE * np.abs(frontier.impurity * frontier.weight), counts, axis=-1)
+    # the tie rule over both passes
+    lowest = np.minimum(*(np.minimum.reduceat(p, starts, axis=-1) for p in proxies))
+    bound = np.repeat(
+        lowest + TIE_TOLERANCE * np.abs(frontier.impurity * frontier.weight), counts,
+        axis=-1)
     position = np.arange(n)
-    first_right, first_left = (np.minimum.reduceat(np.where(p <= bound, position, n), starts, axis=-1) for p in proxies)
-    missing_left = first_right == n                                         # no candidate of pass 1 qualifies
+    first_right, first_left = (np.minimum.reduceat(np.where(p <= bound, position, n),
+                                                   starts, axis=-1) for p in proxies)
+    # no candidate of pass 1 qualifies
+    missing_left = first_right == n
     with np.errstate(invalid="ignore"):
         split_impurity = np.maximum((frontier.constant + lowest) / frontier.weight, 0.0)
     return split_impurity, np.where(missing_left, first_left, first_right), missing_left

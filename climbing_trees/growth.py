@@ -9,9 +9,11 @@ from heapq import heappop, heappush
 from itertools import count
 from typing import NamedTuple
 import numpy as np
-from .impurity import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA, check_sample_weight, check_target
+from .impurity import (
+    CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA, check_sample_weight, check_target)
 from .tree import LEFT, RIGHT, TreeBuilder, default_side
-from .naive import TIE_TOLERANCE, best_split, column_ranges, constant_features, node_summary
+from .naive import (
+    TIE_TOLERANCE, best_split, column_ranges, constant_features, node_summary)
 
 
 # %% auto #0
@@ -22,7 +24,8 @@ __all__ = ['SPLITTERS', 'StoppingRules', 'check_tree_data', 'check_target_spread
 # %% ../nbs/04_growth.ipynb #d921945a
 @dataclass(frozen=True)
 class StoppingRules:
-    "The stopping rules, checked once when made; `may_split` and `worth_splitting` apply them to one node or to arrays of nodes."
+    """The stopping rules, checked once when made; `may_split` and `worth_splitting`
+    apply them to one node or to arrays of nodes."""
     max_depth: int | None = None
     min_samples_split: int = 2
     min_samples_leaf: int = 1
@@ -34,68 +37,98 @@ class StoppingRules:
         def integer(name, value, low):
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
                 raise TypeError(f"{name} must be an integer, got {value!r}")
-            if value < low: raise ValueError(f"{name} must be at least {low}, got {value}")
+            if value < low:
+                raise ValueError(f"{name} must be at least {low}, got {value}")
         def non_negative(name, value):
-            if isinstance(value, bool) or not isinstance(value, (int, float, np.number)):
+            if isinstance(value, bool) or not isinstance(value,
+                                                         (int, float, np.number)):
                 raise TypeError(f"{name} must be a number, got {value!r}")
-            if not (value >= 0 and np.isfinite(value)): raise ValueError(f"{name} must be finite and non-negative, got {value}")
+            if not (value >= 0 and np.isfinite(value)):
+                raise ValueError(f"{name} must be finite and non-negative, got {value}")
         if self.max_depth is not None: integer("max_depth", self.max_depth, 1)
         integer("min_samples_split", self.min_samples_split, 2)
         integer("min_samples_leaf", self.min_samples_leaf, 1)
         non_negative("min_impurity_decrease", self.min_impurity_decrease)
         non_negative("min_weight_leaf", self.min_weight_leaf)
-        if self.max_leaf_nodes is not None: integer("max_leaf_nodes", self.max_leaf_nodes, 2)
+        if self.max_leaf_nodes is not None:
+            integer("max_leaf_nodes", self.max_leaf_nodes, 2)
 
     def may_split(self, n_samples, depth, impurity):
-        "Whether nodes with these sample counts, depths and impurities are searched at all (False: they are leaves; impurity 0: pure)."
-        enough = max(self.min_samples_split, 2 * self.min_samples_leaf)     # both count rules at once (whole numbers)
+        """Whether nodes with these sample counts, depths and impurities are searched at
+        all (False: they are leaves; impurity 0: pure)."""
+        # both count rules at once (whole numbers)
+        enough = max(self.min_samples_split, 2 * self.min_samples_leaf)
         may = (np.asarray(n_samples) >= enough) & (np.asarray(impurity) > 0)
-        return may if self.max_depth is None else may & (np.asarray(depth) < self.max_depth)
+        return may if self.max_depth is None else may & (np.asarray(depth)
+                                                         < self.max_depth)
 
     def worth_splitting(self, weight_fraction, impurity, split_impurity):
-        "Whether the best split of nodes holding `weight_fraction` of the training weight decreases the impurity enough."
-        impurity = np.asarray(impurity)   # a decrease within the tie tolerance of i(t) is rounding: it counts as none
-        decrease = weight_fraction * (impurity - np.asarray(split_impurity) + TIE_TOLERANCE * np.abs(impurity))
+        """Whether the best split of nodes holding `weight_fraction` of the training
+        weight decreases the impurity enough."""
+        # a decrease within the tie tolerance of i(t) is rounding: it counts as none
+        impurity = np.asarray(impurity)
+        decrease = weight_fraction * (impurity - np.asarray(split_impurity)
+                                      + TIE_TOLERANCE * np.abs(impurity))
         return decrease >= self.min_impurity_decrease
 
 # %% ../nbs/04_growth.ipynb #9d192a40
 #| code-fold: true
 def check_tree_data(X, y, criterion, n_classes=None):
-    "Validate `X` (NaN marks a missing value), `y`, `criterion` and `n_classes` for growing a tree; return `X` and `y` as float/int arrays."
+    """Validate `X` (NaN marks a missing value), `y`, `criterion` and `n_classes` for
+    growing a tree; return `X` and `y` as float/int arrays."""
     if criterion not in CLASSIFICATION_CRITERIA + REGRESSION_CRITERIA:
-        raise ValueError(f"unknown criterion {criterion!r}; choose one of {CLASSIFICATION_CRITERIA + REGRESSION_CRITERIA}")
+        raise ValueError(f"unknown criterion {criterion!r}; choose one of "
+                         f"{CLASSIFICATION_CRITERIA + REGRESSION_CRITERIA}")
     X = np.asarray(X, dtype=float)
-    if X.ndim != 2: raise ValueError(f"X must be 2-D (samples x features), got {X.ndim}-D")
-    if X.shape[0] == 0 or X.shape[1] == 0: raise ValueError(f"X must have at least one row and one column, got shape {X.shape}")
-    if np.isinf(np.fmax.reduce(X, axis=None)) or np.isinf(np.fmin.reduce(X, axis=None)):   # NaN skipped; no N x D mask
-        raise ValueError("X contains infinity: a tree reads NaN as a missing value, but +-inf is neither a value it can cut "
-                         "between nor a missing one; replace it by NaN (missing) or by a large finite number")
+    if X.ndim != 2:
+        raise ValueError(f"X must be 2-D (samples x features), got {X.ndim}-D")
+    if X.shape[0] == 0 or X.shape[1] == 0:
+        raise ValueError(
+            f"X must have at least one row and one column, got shape {X.shape}")
+    # NaN skipped; no N x D mask
+    if np.isinf(np.fmax.reduce(X, axis=None)) or np.isinf(np.fmin.reduce(X, axis=None)):
+        raise ValueError(
+            "X contains infinity: a tree reads NaN as a missing value, but "
+            "+-inf is neither a value it can cut "
+            "between nor a missing one; replace it by NaN "
+            "(missing) or by a large finite number")
     y = np.asarray(y)
-    if y.ndim != 1 or len(y) != len(X): raise ValueError(f"y must be 1-D with one value per row of X ({len(X)}), got shape {y.shape}")
+    if y.ndim != 1 or len(y) != len(X):
+        raise ValueError(
+            f"y must be 1-D with one value per row of X ({len(X)}), got shape {y.shape}"
+        )
     if criterion in CLASSIFICATION_CRITERIA:
-        if n_classes is None: raise ValueError(f"criterion {criterion!r} classifies: give n_classes")
-        if not np.issubdtype(y.dtype, np.integer) or y.min() < 0 or y.max() >= n_classes:
+        if n_classes is None:
+            raise ValueError(f"criterion {criterion!r} classifies: give n_classes")
+        if not np.issubdtype(y.dtype,
+                             np.integer) or y.min() < 0 or y.max() >= n_classes:
             raise ValueError(f"y must hold class codes 0..{n_classes - 1}")
     else:
-        y = y.astype(float, copy=False)                                 # read, never written: no copy
+        # read, never written: no copy
+        y = y.astype(float, copy=False)
         if not np.isfinite(y).all(): raise ValueError("y contains NaN or infinity")
     return X, y
 
 # %% ../nbs/04_growth.ipynb #75c5393c
 #| code-fold: true
 def check_target_spread(y, sample_weight):
-    "Refuse regression targets whose range (over positive weights) exceeds sqrt(float64 max): a node's squared scale would overflow."
+    """Refuse regression targets whose range (over positive weights) exceeds
+    sqrt(float64 max): a node's squared scale would overflow."""
     y = y[sample_weight > 0]
-    half_range = y.max() / 2 - y.min() / 2                     # halves first: the range itself may overflow
+    # halves first: the range itself may overflow
+    half_range = y.max() / 2 - y.min() / 2
     if not half_range <= np.sqrt(np.finfo(float).max) / 2:
-        raise ValueError(f"y ranges from {y.min():.3g} to {y.max():.3g}, too wide for float64: a node's variance is "
-                         "its scaled variance times its scale squared, which overflows; rescale y (for example divide it "
+        raise ValueError(f"y ranges from {y.min():.3g} to {y.max():.3g}, too wide for "
+                         "float64: a node's variance is "
+                         "its scaled variance times its scale squared, "
+                         "which overflows; rescale y (for example divide it "
                          "by a power of ten) before growing a tree")
 
 # %% ../nbs/04_growth.ipynb #fd3c7481
 #| code-fold: true
 def check_regression_target(y, criterion, sample_weight):
-    "The checks of a regression target `y` for `criterion`: chapter 1's `check_target` and, for squared error, `check_target_spread`; returns `y` as floats."
+    """The checks of a regression target `y` for `criterion`: chapter 1's `check_target`
+    and, for squared error, `check_target_spread`; returns `y` as floats."""
     y = check_target(y, criterion, sample_weight)
     if criterion == "squared_error": check_target_spread(y, sample_weight)
     return y
@@ -104,14 +137,22 @@ def check_regression_target(y, criterion, sample_weight):
 SPLITTERS = ("best", "random")
 
 def check_search_options(max_features, splitter, n_features):
-    "Validate the randomized-search options for `n_features` columns; return `max_features` (None: every feature, also when it names them all) and `splitter`."
+    """Validate the randomized-search options for `n_features` columns; return
+    `max_features` (None: every feature, also when it names them all) and `splitter`."""
     if max_features is not None:
-        if isinstance(max_features, bool) or not isinstance(max_features, (int, np.integer)):
-            raise TypeError(f"max_features must be an integer number of features or None, got {max_features!r}")
+        if isinstance(max_features, bool) or not isinstance(max_features,
+                                                            (int, np.integer)):
+            raise TypeError(
+                "max_features must be an integer number of features or None, "
+                f"got {max_features!r}")
         if not 1 <= max_features <= n_features:
-            raise ValueError(f"max_features must be between 1 and the number of features ({n_features}), got {max_features}")
-    if splitter not in SPLITTERS: raise ValueError(f"splitter must be one of {SPLITTERS}, got {splitter!r}")
-    return (None if max_features is None or max_features >= n_features else int(max_features)), splitter
+            raise ValueError(
+                "max_features must be between 1 and the number of features "
+                f"({n_features}), got {max_features}")
+    if splitter not in SPLITTERS:
+        raise ValueError(f"splitter must be one of {SPLITTERS}, got {splitter!r}")
+    return (None if max_features is None or max_features >= n_features else
+            int(max_features)), splitter
 
 def draw_features(constant, max_features, rng, uniform=None):
     """Which features each node searches, (n_nodes, D) from the nodes' `constant`
@@ -124,89 +165,125 @@ def draw_features(constant, max_features, rng, uniform=None):
     n_nodes, n_features = constant.shape
     uniform = rng.random((n_nodes, n_features)) if uniform is None else uniform
     place = uniform.argsort(axis=1).argsort(axis=1)        # each feature's random place
-    first_useful = np.where(constant, n_features, place).min(axis=1)                 # place of the first non-constant one
+    # place of the first non-constant one
+    first_useful = np.where(constant, n_features, place).min(axis=1)
     return (place < np.maximum(max_features, first_useful + 1)[:, None]) & ~constant
 
 # %% ../nbs/04_growth.ipynb #269f0e3f
 @dataclass(frozen=True)
 class GrowthPlan:
-    "Everything a grower needs besides the data, checked once (by `plan_growth`, or by an estimator from its parameters): growers trust it and check nothing."
+    """Everything a grower needs besides the data, checked once (by `plan_growth`, or by
+    an estimator from its parameters): growers trust it and check nothing."""
     criterion: str                     # a criterion of chapter 1
-    n_classes: int | None = None       # K for a classification criterion, None for regression
+    # K for a classification criterion, None for regression
+    n_classes: int | None = None
     rules: StoppingRules = StoppingRules()
-    max_features: int | None = None    # features drawn at each node, fewer than all of them; None: every feature
-    splitter: str = "best"             # or "random": one random threshold per feature (chapter 8)
-    random_state: object = None        # the seed of the tree's draws (an int, or None: fresh entropy)
-    categorical: tuple = ()            # the columns that hold level codes (chapter 6), sorted
-    missing: str = "direction"         # where a missing value goes: a learned side, or rpart's surrogates (chapter 15)
-    max_surrogates: int = 5            # surrogates kept per split, with missing="surrogate"
-    tuning: object = None              # how the grower computes: chapter 8's Tuning (None: PLAIN), chapter 10's FAST
-    monotonic_cst: tuple | None = None # -1, 0 or 1 per feature: scikit-learn's monotonic constraints (chapter 8); None: none
-    n_outputs: int = 1                 # columns of y grown as one tree (chapter 5's `MultiOutput`); n_classes then one per output
+    # features drawn at each node, fewer than all of them; None: every feature
+    max_features: int | None = None
+    # or "random": one random threshold per feature (chapter 8)
+    splitter: str = "best"
+    # the seed of the tree's draws (an int, or None: fresh entropy)
+    random_state: object = None
+    # the columns that hold level codes (chapter 6), sorted
+    categorical: tuple = ()
+    # where a missing value goes: a learned side, or rpart's surrogates (chapter 15)
+    missing: str = "direction"
+    # surrogates kept per split, with missing="surrogate"
+    max_surrogates: int = 5
+    # how the grower computes: chapter 8's Tuning (None: PLAIN), chapter 10's FAST
+    tuning: object = None
+    # -1, 0 or 1 per feature: scikit-learn's monotonic constraints (chapter 8); None:
+    # none
+    monotonic_cst: tuple | None = None
+    # columns of y grown as one tree (chapter 5's `MultiOutput`); n_classes then one per
+    # output
+    n_outputs: int = 1
 
     def generator(self, seed=None):
-        "The random generator of a tree's draws, from `seed` (None: the plan's `random_state`); None when the plan draws nothing."
+        """The random generator of a tree's draws, from `seed` (None: the plan's
+        `random_state`); None when the plan draws nothing."""
         if self.max_features is None and self.splitter == "best": return None
         return np.random.default_rng(self.random_state if seed is None else seed)
 
 def check_categorical_columns(categorical, n_features):
-    "The indices of the columns that hold level codes, sorted and checked against `n_features`."
+    """The indices of the columns that hold level codes, sorted and checked against
+    `n_features`."""
     columns = tuple(sorted({int(j) for j in categorical}))
     outside = [j for j in columns if not 0 <= j < n_features]
-    if outside: raise ValueError(f"categorical column indices {outside} are out of range for {n_features} features")
+    if outside:
+        raise ValueError(f"categorical column indices {outside} are out of range for "
+                         f"{n_features} features")
     return columns
 
-def plan_growth(X, y, criterion, sample_weight=None, n_classes=None, *, categorical=(), max_depth=None, min_samples_split=2,
-                min_samples_leaf=1, min_impurity_decrease=0.0, min_weight_leaf=0.0, max_leaf_nodes=None, max_features=None,
-                splitter="best", random_state=None):
-    "Check everything a grower is given, once: returns `X`, `y` and the sample weights as checked arrays, and the `GrowthPlan`."
+def plan_growth(X, y, criterion, sample_weight=None, n_classes=None, *, categorical=(),
+                max_depth=None, min_samples_split=2, min_samples_leaf=1,
+                min_impurity_decrease=0.0, min_weight_leaf=0.0, max_leaf_nodes=None,
+                max_features=None, splitter="best", random_state=None):
+    """Check everything a grower is given, once: returns `X`, `y` and the sample weights
+    as checked arrays, and the `GrowthPlan`."""
     X, y = check_tree_data(X, y, criterion, n_classes)
     w = check_sample_weight(sample_weight, len(y))
     if criterion in REGRESSION_CRITERIA: y = check_regression_target(y, criterion, w)
-    rules = StoppingRules(max_depth, min_samples_split, min_samples_leaf, min_impurity_decrease, min_weight_leaf, max_leaf_nodes)
+    rules = StoppingRules(max_depth, min_samples_split, min_samples_leaf,
+                          min_impurity_decrease, min_weight_leaf, max_leaf_nodes)
     max_features, splitter = check_search_options(max_features, splitter, X.shape[1])
-    plan = GrowthPlan(criterion, n_classes, rules, max_features, splitter, random_state, check_categorical_columns(categorical, X.shape[1]))
+    plan = GrowthPlan(criterion, n_classes, rules, max_features, splitter, random_state,
+                      check_categorical_columns(categorical, X.shape[1]))
     return X, y, w, plan
 
 # %% ../nbs/04_growth.ipynb #772ecbaf
 class NodeSplit(NamedTuple):
-    "What a per-node step decides for `grow_depth_first`: the node's rule, its surrogates (or None), each row's side (UNDECIDED stays), and the weighted impurity decrease the split buys (best-first growth's key)."
+    """What a per-node step decides for `grow_depth_first`: the node's rule, its
+    surrogates (or None), each row's side (UNDECIDED stays), and the weighted impurity
+    decrease the split buys (best-first growth's key)."""
     rule: object
     surrogates: list | None
     side: np.ndarray
     decrease: float
 
 def grow_depth_first(plan, X, y, w, split_node, rows=None, rng=None):
-    "The loop of chapters 4 and 15 over `rows` (None: all), depth first, or best first up to the plan's `max_leaf_nodes`: each node summarized and, unless a stopping rule makes it a leaf, decided by `split_node(Xt, yt, wt, impurity, features, total_weight)`, None (a leaf) or a `NodeSplit`. `rng`: the generator of the draws (None: the plan's). Returns the `TreeBuilder`."
+    """The loop of chapters 4 and 15 over `rows` (None: all), depth first, or best first
+    up to the plan's `max_leaf_nodes`: each node summarized and, unless a stopping rule
+    makes it a leaf, decided by `split_node(Xt, yt, wt, impurity, features,
+    total_weight)`, None (a leaf) or a `NodeSplit`. `rng`: the generator of the draws
+    (None: the plan's). Returns the `TreeBuilder`."""
     rules, rng = plan.rules, plan.generator() if rng is None else rng
     rows = np.arange(len(y)) if rows is None else rows
     builder, total_weight = TreeBuilder(), w[rows].sum()
     def make(rows, depth, parent, is_left):
-        "Write a node over `rows`; return its number and its `NodeSplit`, or None if it stays a leaf."
+        """Write a node over `rows`; return its number and its `NodeSplit`, or None if
+        it stays a leaf."""
         yt, wt = y[rows], w[rows]
         value, impurity = node_summary(yt, wt, plan.criterion, plan.n_classes)
         t = builder.add_node(parent, is_left, value, impurity, len(rows), wt.sum())
         if not rules.may_split(len(rows), depth, impurity): return t, None
         Xt = X[rows]
         features = None if plan.max_features is None else np.flatnonzero(
-            draw_features(constant_features(*column_ranges(Xt)), plan.max_features, rng)[0])
+            draw_features(constant_features(
+                *column_ranges(Xt)), plan.max_features, rng)[0])
         return t, split_node(Xt, yt, wt, impurity, features, total_weight)
     def split(t, found, rows, depth):
-        "Write node `t`'s split; its children's (rows, depth, parent, is the left child), left first."
+        """Write node `t`'s split; its children's (rows, depth, parent, is the left
+        child), left first."""
         builder.split_node(t, found.rule)
         if found.surrogates is not None: builder.add_surrogates(t, found.surrogates)
-        return (rows[found.side == LEFT], depth + 1, t, True), (rows[found.side == RIGHT], depth + 1, t, False)
+        return (rows[found.side == LEFT], depth + 1, t,
+                True), (rows[found.side == RIGHT], depth + 1, t, False)
     if rules.max_leaf_nodes is None:
-        stack = [(rows, 0, -1, True)]                           # rows, depth, parent, is the left child
+        # rows, depth, parent, is the left child
+        stack = [(rows, 0, -1, True)]
         while stack:
             node = stack.pop()
             t, found = make(*node)
-            if found is not None: stack += split(t, found, *node[:2])[::-1]     # the left child next: pre-order
+            # the left child next: pre-order
+            if found is not None: stack += split(t, found, *node[:2])[::-1]
         return builder
-    queue, made, leaves = [], count(), 1                        # best first: split nodes decided when made
+    # best first: split nodes decided when made
+    queue, made, leaves = [], count(), 1
     def enqueue(node):
         t, found = make(*node)
-        if found is not None: heappush(queue, (-found.decrease, next(made), t, found, node))
+        if found is not None:
+            heappush(queue, (-found.decrease, next(made), t, found, node))
     enqueue((rows, 0, -1, True))
     while queue and leaves < rules.max_leaf_nodes:
         _, _, t, found, node = heappop(queue)
@@ -215,33 +292,49 @@ def grow_depth_first(plan, X, y, w, split_node, rows=None, rng=None):
     return builder
 
 def search_split_node(plan, find_split=best_split):
-    "The per-node step of `grow_tree` for `grow_depth_first`: the split `find_split` finds among the drawn features, if worth making; a missing-value side it left open goes to the larger child; every row goes by the split's rule."
+    """The per-node step of `grow_tree` for `grow_depth_first`: the split `find_split`
+    finds among the drawn features, if worth making; a missing-value side it left open
+    goes to the larger child; every row goes by the split's rule."""
     rules = plan.rules
     def split_node(Xt, yt, wt, impurity, features, total_weight):
         drawn = {} if features is None else {"features": features}
-        split = find_split(Xt, yt, wt, plan.criterion, plan.n_classes, rules.min_samples_leaf, **drawn,
+        split = find_split(Xt, yt, wt, plan.criterion, plan.n_classes,
+                           rules.min_samples_leaf, **drawn,
                            min_weight_leaf=rules.min_weight_leaf)
-        if split is None or not rules.worth_splitting(wt.sum() / total_weight, impurity, split.impurity): return None
-        if split.default_left is None:                         # no missing value here: later ones go to the larger child
+        if split is None or not rules.worth_splitting(wt.sum() / total_weight, impurity,
+                                                      split.impurity):
+            return None
+        # no missing value here: later ones go to the larger child
+        if split.default_left is None:
             n_left = int(split.goes_left(Xt).sum())
             split = replace(split, default_left=default_side(n_left, len(yt) - n_left))
         decrease = wt.sum() / total_weight * (impurity - split.impurity)
-        return NodeSplit(split, None, np.where(split.goes_left(Xt), LEFT, RIGHT), decrease)
+        return NodeSplit(split, None, np.where(split.goes_left(Xt), LEFT, RIGHT),
+                         decrease)
     return split_node
 
-def grow_tree(X, y, criterion="gini", sample_weight=None, n_classes=None, *, find_split=best_split,
-              max_depth=None, min_samples_split=2, min_samples_leaf=1, min_impurity_decrease=0.0, min_weight_leaf=0.0,
-              max_leaf_nodes=None, max_features=None, splitter="best", random_state=None):
-    "Grow a binary `Tree` greedily, depth first (best first with `max_leaf_nodes`), splitting each node by `find_split`: `plan_growth` checks the arguments once, `grow_tree_from_plan` grows."
-    X, y, w, plan = plan_growth(X, y, criterion, sample_weight, n_classes, max_depth=max_depth, min_samples_split=min_samples_split,
-                                min_samples_leaf=min_samples_leaf, min_impurity_decrease=min_impurity_decrease,
-                                min_weight_leaf=min_weight_leaf, max_leaf_nodes=max_leaf_nodes, max_features=max_features,
-                                splitter=splitter, random_state=random_state)
+def grow_tree(X, y, criterion="gini", sample_weight=None, n_classes=None, *,
+              find_split=best_split, max_depth=None, min_samples_split=2,
+              min_samples_leaf=1, min_impurity_decrease=0.0, min_weight_leaf=0.0,
+              max_leaf_nodes=None, max_features=None, splitter="best",
+              random_state=None):
+    """Grow a binary `Tree` greedily, depth first (best first with `max_leaf_nodes`),
+    splitting each node by `find_split`: `plan_growth` checks the arguments once,
+    `grow_tree_from_plan` grows."""
+    X, y, w, plan = plan_growth(
+        X, y, criterion, sample_weight, n_classes, max_depth=max_depth,
+        min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
+        min_impurity_decrease=min_impurity_decrease, min_weight_leaf=min_weight_leaf,
+        max_leaf_nodes=max_leaf_nodes, max_features=max_features, splitter=splitter,
+        random_state=random_state)
     return grow_tree_from_plan(plan, X, y, w, find_split)
 
 def grow_tree_from_plan(plan, X, y, w, find_split=best_split):
-    "Grow a binary `Tree` greedily, depth first (best first with the plan's `max_leaf_nodes`), as the checked `plan` says: split each node by `find_split` until a stopping rule makes it a leaf."
+    """Grow a binary `Tree` greedily, depth first (best first with the plan's
+    `max_leaf_nodes`), as the checked `plan` says: split each node by `find_split` until
+    a stopping rule makes it a leaf."""
     if plan.splitter != "best":
-        raise ValueError(f"the depth-first grower does not implement splitter={plan.splitter!r}; grow with algorithm='levelwise' "
+        raise ValueError("the depth-first grower does not implement "
+                         f"splitter={plan.splitter!r}; grow with algorithm='levelwise' "
                          "(chapter 8's grow_levelwise), which does")
     return grow_depth_first(plan, X, y, w, search_split_node(plan, find_split)).build()

@@ -16,19 +16,33 @@ import pandas as pd
 
 # %% ../nbs/01_impurity.ipynb #93dd69c7
 def check_sample_weight(sample_weight, n):
-    "Sample weights for `n` samples as a validated float array; `None` means all ones (a read-only view of a single 1: no memory for n of them)."
+    """Sample weights for `n` samples as a validated float array; `None` means all ones
+    (a read-only view of a single 1: no memory for n of them)."""
     if sample_weight is None: return np.broadcast_to(1.0, n)
     try: w = np.asarray(sample_weight, dtype=float)
     except (TypeError, ValueError):
-        raise TypeError(f"sample_weight must be numeric, got {type(sample_weight).__name__}") from None
-    if w.ndim == 0:                                       # scikit-learn's TypeError and words, then ours
-        raise TypeError(f"Input should have at least 1 dimension i.e. satisfy `len(x.shape) > 0`, got scalar `{w!r}` instead: "
-                        f"sample_weight must be one weight per sample (a 1-D array of {n}), or None for equal weights")
-    if w.ndim != 1: raise ValueError(f"sample_weight must be 1-D, one weight per sample, got shape {w.shape}")
-    if len(w) != n: raise ValueError(f"sample_weight has {len(w)} entries but there are {n} samples")
-    if not np.isfinite(w).all(): raise ValueError("sample_weight must be finite (no NaN or inf)")
+        raise TypeError(
+            f"sample_weight must be numeric, got {type(sample_weight).__name__}"
+        ) from None
+    # scikit-learn's TypeError and words, then ours
+    if w.ndim == 0:
+        raise TypeError(
+            "Input should have at least 1 dimension i.e. satisfy `len(x.shape) "
+            f"> 0`, got scalar `{w!r}` instead: "
+            "sample_weight must be one weight per sample (a "
+            f"1-D array of {n}), or None for equal weights")
+    if w.ndim != 1:
+        raise ValueError(
+            f"sample_weight must be 1-D, one weight per sample, got shape {w.shape}")
+    if len(w) != n:
+        raise ValueError(
+            f"sample_weight has {len(w)} entries but there are {n} samples")
+    if not np.isfinite(w).all():
+        raise ValueError("sample_weight must be finite (no NaN or inf)")
     if (w < 0).any(): raise ValueError("sample_weight must be non-negative")
-    if not w.sum() > 0: raise ValueError("sample_weight is all zero: the samples need a positive total weight")
+    if not w.sum() > 0:
+        raise ValueError(
+            "sample_weight is all zero: the samples need a positive total weight")
     return w
 
 # %% ../nbs/01_impurity.ipynb #ff18b3d8
@@ -39,10 +53,13 @@ def class_counts(y, n_classes, sample_weight=None):
     if y.size == 0: y = y.astype(np.intp)
     if not (np.issubdtype(y.dtype, np.integer) or y.dtype == bool):
         raise TypeError(f"y must hold integer class codes 0..K-1, got dtype {y.dtype}")
-    if isinstance(n_classes, bool) or not isinstance(n_classes, (int, np.integer)) or n_classes < 1:
+    if (isinstance(n_classes, bool) or not isinstance(n_classes, (int, np.integer))
+            or n_classes < 1):
         raise ValueError(f"n_classes must be a positive integer, got {n_classes!r}")
     if y.size and (y.min() < 0 or y.max() >= n_classes):
-        raise ValueError(f"y holds class codes outside 0..{n_classes - 1} (min {y.min()}, max {y.max()})")
+        raise ValueError(
+            f"y holds class codes outside 0..{n_classes - 1} (min {y.min()}, "
+            f"max {y.max()})")
     w = check_sample_weight(sample_weight, len(y))
     return np.bincount(y.astype(np.intp), weights=w, minlength=n_classes)
 
@@ -51,7 +68,9 @@ def class_probabilities(y, n_classes, sample_weight=None):
     "Weighted class proportions p_k of the labels `y`, shape (K,), summing to 1."
     counts = class_counts(y, n_classes, sample_weight)
     total = counts.sum()
-    if not total > 0: raise ValueError("cannot compute class proportions: the total weight is 0 (empty node)")
+    if not total > 0:
+        raise ValueError(
+            "cannot compute class proportions: the total weight is 0 (empty node)")
     return counts / total
 
 # %% ../nbs/01_impurity.ipynb #681af53e
@@ -59,7 +78,8 @@ def _proportions(p):
     "`p` as a float array with at least one class on its last axis."
     p = np.asarray(p, dtype=float)
     if p.ndim == 0 or p.shape[-1] == 0:
-        raise ValueError(f"p must have the K classes on its last axis, got shape {p.shape}")
+        raise ValueError(
+            f"p must have the K classes on its last axis, got shape {p.shape}")
     return p
 
 # %% ../nbs/01_impurity.ipynb #be5ab069
@@ -72,7 +92,8 @@ def gini(p):
 def entropy(p):
     "Entropy -sum_k p_k log2 p_k in bits over the last axis of `p`, with 0 log 0 = 0."
     p = _proportions(p)
-    # log2(1) = 0, so substituting 1 where p_k = 0 gives the 0 log 0 = 0 convention without a warning
+    # log2(1) = 0, so substituting 1 where p_k = 0 gives the 0 log 0 = 0 convention
+    # without a warning
     log_p = np.log2(np.where(p > 0, p, 1.0))
     return 0.0 - (p * log_p).sum(axis=-1)  # 0.0 - x turns -0.0 into 0.0 for pure nodes
 
@@ -87,106 +108,137 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class CriterionInfo:
-    "What the book declares about one criterion name: its task, what it stands for, and where the later chapters may use it."
+    """What the book declares about one criterion name: its task, what it stands for,
+    and where the later chapters may use it."""
     task: str                      # "classification" or "regression"
-    same_as: str | None = None     # the criterion this name stands for ('log_loss': 'entropy'); None: itself
-    trees: bool = True             # a tree is grown with it by this name (False: only the ensembles accept the name)
-    estimators: bool = True        # offered by chapter 16's estimators (False: the book's own, not scikit-learn's)
-    surrogates: bool = False       # rpart grows surrogate splits with it, its "class" and "anova" (chapter 15)
-    boosting: bool = False         # gradient boosting grows its trees with it (chapter 19)
+    # the criterion this name stands for ('log_loss': 'entropy'); None: itself
+    same_as: str | None = None
+    # a tree is grown with it by this name (False: only the ensembles accept the name)
+    trees: bool = True
+    # offered by chapter 16's estimators (False: the book's own, not scikit-learn's)
+    estimators: bool = True
+    # rpart grows surrogate splits with it, its "class" and "anova" (chapter 15)
+    surrogates: bool = False
+    # gradient boosting grows its trees with it (chapter 19)
+    boosting: bool = False
 
 CRITERIA = {
     "gini": CriterionInfo("classification", surrogates=True),
     "entropy": CriterionInfo("classification"),
     "log_loss": CriterionInfo("classification", same_as="entropy"),
     "misclassification": CriterionInfo("classification", estimators=False),
-    "friedman_mse": CriterionInfo("regression", same_as="squared_error", trees=False, boosting=True),
+    "friedman_mse": CriterionInfo("regression", same_as="squared_error", trees=False,
+                                  boosting=True),
     "squared_error": CriterionInfo("regression", surrogates=True, boosting=True),
     "absolute_error": CriterionInfo("regression"),
     "poisson": CriterionInfo("regression"),
 }
 
 def criteria_where(**declared):
-    "The names in `CRITERIA` whose entries declare these values (for example task='classification'), in the table's order."
-    return tuple(name for name, info in CRITERIA.items() if all(getattr(info, k) == v for k, v in declared.items()))
+    """The names in `CRITERIA` whose entries declare these values (for example
+    task='classification'), in the table's order."""
+    return tuple(name for name, info in CRITERIA.items() if all(
+        getattr(info, k) == v for k, v in declared.items()))
 
 def grown_as(name):
-    "The criterion a tree is grown with for the name `name`: the name itself if trees take it, else the criterion it stands for; an unknown name as it is (whoever checks names refuses it)."
+    """The criterion a tree is grown with for the name `name`: the name itself if trees
+    take it, else the criterion it stands for; an unknown name as it is (whoever checks
+    names refuses it)."""
     info = CRITERIA.get(name)
     return name if info is None or info.trees else info.same_as
 
 CLASSIFICATION_CRITERIA = criteria_where(task="classification", trees=True)
 REGRESSION_CRITERIA = criteria_where(task="regression", trees=True)
-CLASS_IMPURITY = {name: {"gini": gini, "entropy": entropy, "misclassification": misclassification_rate}[CRITERIA[name].same_as or name]
-                  for name in CLASSIFICATION_CRITERIA}
+CLASS_IMPURITY = {
+    name: {
+        "gini": gini, "entropy": entropy, "misclassification": misclassification_rate
+    }[CRITERIA[name].same_as or name] for name in CLASSIFICATION_CRITERIA
+}
 
 # %% ../nbs/01_impurity.ipynb #926d90a4
 def _regression_targets(y):
     "`y` as a 1-D array of finite floats."
     try: y = np.asarray(y, dtype=float)
-    except (TypeError, ValueError): raise TypeError("y must be numeric for a regression criterion") from None
+    except (TypeError, ValueError):
+        raise TypeError("y must be numeric for a regression criterion") from None
     if y.ndim != 1: raise ValueError(f"y must be 1-D, got shape {y.shape}")
     if not np.isfinite(y).all(): raise ValueError("y must be finite (no NaN or inf)")
     return y
 
 # %% ../nbs/01_impurity.ipynb #1d5c982b
 def squared_error(y, sample_weight=None):
-    "Weighted variance sum_i w_i (y_i - ybar)^2 / W of the targets `y`: two passes, corrected for the rounding of the mean."
+    """Weighted variance sum_i w_i (y_i - ybar)^2 / W of the targets `y`: two passes,
+    corrected for the rounding of the mean."""
     y = _regression_targets(y)
     w = check_sample_weight(sample_weight, len(y))
     if not w.sum() > 0: raise ValueError("squared_error of an empty node is undefined")
     return weighted_variance(y, w)
 
 def weighted_variance(y, w):
-    "What `squared_error` computes, for float arrays already checked (a grower checks its data once, not at every node)."
+    """What `squared_error` computes, for float arrays already checked (a grower checks
+    its data once, not at every node)."""
     W = w.sum()
     mean = (w @ y) / W
     weighted = w > 0
-    if (y[weighted] == y[weighted][0]).all(): return 0.0     # one value: exactly 0, not the rounding of the mean
+    # one value: exactly 0, not the rounding of the mean
+    if (y[weighted] == y[weighted][0]).all(): return 0.0
     d, w = y[weighted] - mean, w[weighted]
-    s = np.abs(d).max()                        # deviations in units of the largest: their squares cannot overflow
+    # deviations in units of the largest: their squares cannot overflow
+    s = np.abs(d).max()
     d = d / s
     return float(max(w @ np.square(d) - (w @ d) ** 2 / W, 0.0) / W * s * s)
 
 # %% ../nbs/01_impurity.ipynb #9420a220
 def weighted_median(y, w):
-    "scikit-learn's weighted median of checked arrays: the first sorted value whose cumulative weight passes W/2, or the midpoint of the two values around W/2 when it is met exactly."
+    """scikit-learn's weighted median of checked arrays: the first sorted value whose
+    cumulative weight passes W/2, or the midpoint of the two values around W/2 when it
+    is met exactly."""
     y, w = y[w > 0], w[w > 0]
     order = np.argsort(y, kind="stable")
     ys, cumulative = y[order], np.cumsum(w[order])
     half = cumulative[-1] / 2
-    j = int(np.searchsorted(cumulative, half, side="right"))       # the first cumulative weight > W/2
+    # the first cumulative weight > W/2
+    j = int(np.searchsorted(cumulative, half, side="right"))
     if j > 0 and cumulative[j - 1] == half: return float(ys[j - 1] / 2 + ys[j] / 2)
     return float(ys[j])
 
 def weighted_absolute_deviation(y, w):
-    "The weighted mean absolute deviation sum_i w_i |y_i - m| / W around the weighted median m, for checked arrays."
+    """The weighted mean absolute deviation sum_i w_i |y_i - m| / W around the weighted
+    median m, for checked arrays."""
     return float(w @ np.abs(y - weighted_median(y, w)) / w.sum())
 
 def absolute_error(y, sample_weight=None):
-    "Weighted mean absolute deviation of the targets `y` around their weighted median (scikit-learn's 'absolute_error' impurity)."
+    """Weighted mean absolute deviation of the targets `y` around their weighted median
+    (scikit-learn's 'absolute_error' impurity)."""
     y = _regression_targets(y)
     w = check_sample_weight(sample_weight, len(y))
     return weighted_absolute_deviation(y, w)
 
 # %% ../nbs/01_impurity.ipynb #0cdf7ef7
-POISSON_EPSILON = 10 * np.finfo(float).eps   # scikit-learn's margin: a node with sum w y <= this has no finite deviance
+# scikit-learn's margin: a node with sum w y <= this has no finite deviance
+POISSON_EPSILON = 10 * np.finfo(float).eps
 
 def weighted_poisson_deviance(y, w):
-    "Half Poisson deviance sum_i w_i y_i ln(y_i / ybar) / W of checked arrays of non-negative targets; inf if sum w y <= POISSON_EPSILON."
+    """Half Poisson deviance sum_i w_i y_i ln(y_i / ybar) / W of checked arrays of
+    non-negative targets; inf if sum w y <= POISSON_EPSILON."""
     W, total = w.sum(), w @ y
     if total <= POISSON_EPSILON: return np.inf
     weighted = w > 0
     if (y[weighted] == y[weighted][0]).all(): return 0.0          # one value: exactly 0
     y, w = y[weighted], w[weighted]
     mean = total / W
-    terms = np.where(y > 0, y * np.log(np.where(y > 0, y, 1.0) / mean), 0.0)   # 0 ln 0 = 0
+    # 0 ln 0 = 0
+    terms = np.where(y > 0, y * np.log(np.where(y > 0, y, 1.0) / mean), 0.0)
     return float(max(w @ terms / W, 0.0))
 
 def poisson_deviance(y, sample_weight=None):
-    "scikit-learn's 'poisson' impurity of non-negative targets `y`: half the Poisson deviance per unit weight, in nats."
+    """scikit-learn's 'poisson' impurity of non-negative targets `y`: half the Poisson
+    deviance per unit weight, in nats."""
     y = _regression_targets(y)
-    if (y < 0).any(): raise ValueError(f"the Poisson deviance needs non-negative targets, got a minimum of {y.min():g}")
+    if (y < 0).any():
+        raise ValueError(
+            "the Poisson deviance needs non-negative targets, got a minimum of "
+            f"{y.min():g}")
     return weighted_poisson_deviance(y, check_sample_weight(sample_weight, len(y)))
 
 # %% ../nbs/01_impurity.ipynb #9133f954
@@ -194,30 +246,47 @@ def weighted_mean(y, w):
     "The weighted mean sum_i w_i y_i / W of checked arrays."
     return float((w @ y) / w.sum())
 
-REGRESSION_VALUE = {"squared_error": weighted_mean, "absolute_error": weighted_median, "poisson": weighted_mean}
-REGRESSION_IMPURITY = {"squared_error": weighted_variance, "absolute_error": weighted_absolute_deviation,
-                       "poisson": weighted_poisson_deviance}
+REGRESSION_VALUE = {
+    "squared_error": weighted_mean, "absolute_error": weighted_median,
+    "poisson": weighted_mean
+}
+REGRESSION_IMPURITY = {
+    "squared_error": weighted_variance, "absolute_error": weighted_absolute_deviation,
+    "poisson": weighted_poisson_deviance
+}
 
 def check_target(y, criterion, sample_weight=None):
-    "`y` as finite floats for the regression `criterion`, refusing what it cannot fit: for 'poisson', negative targets or a total sum w y that is not positive."
+    """`y` as finite floats for the regression `criterion`, refusing what it cannot fit:
+    for 'poisson', negative targets or a total sum w y that is not positive."""
     if criterion not in REGRESSION_CRITERIA:
-        raise ValueError(f"unknown regression criterion {criterion!r}; valid names are {', '.join(map(repr, REGRESSION_CRITERIA))}")
+        raise ValueError(f"unknown regression criterion {criterion!r}; valid names are "
+                         f"{', '.join(map(repr, REGRESSION_CRITERIA))}")
     y = _regression_targets(y)
     if criterion == "poisson":
         if (y < 0).any():
-            raise ValueError(f"Some value(s) of y are negative which is not allowed for Poisson regression: criterion 'poisson' "
-                             f"needs non-negative targets (counts or rates), but y has a minimum of {y.min():g}; use "
-                             "'squared_error' or 'absolute_error' for such targets")     # scikit-learn's first sentence
+            raise ValueError("Some value(s) of y are negative which is not allowed for "
+                             "Poisson regression: criterion 'poisson' "
+                             "needs non-negative targets (counts or "
+                             f"rates), but y has a minimum of {y.min():g}; "
+                             "use "
+                             # scikit-learn's first sentence
+                             "'squared_error' or 'absolute_error' for such targets")
         w = check_sample_weight(sample_weight, len(y))
         if not w @ y > 0:
-            raise ValueError("Sum of y is not strictly positive which is necessary for Poisson regression: criterion 'poisson' "
-                             "needs a positive total sum of w * y, but every target of positive weight is 0, so the weighted "
-                             "sum of y is not positive: a Poisson model of them predicts the rate 0, whose logarithm is -inf")
+            raise ValueError("Sum of y is not strictly positive which is necessary for "
+                             "Poisson regression: criterion 'poisson' "
+                             "needs a positive total sum of w * y, but "
+                             "every target of positive weight is 0, so the "
+                             "weighted "
+                             "sum of y is not positive: a Poisson model of "
+                             "them predicts the rate 0, whose logarithm is "
+                             "-inf")
     return y
 
 # %% ../nbs/01_impurity.ipynb #b5b81876
 def node_value(y, n_classes=None, sample_weight=None, criterion="squared_error"):
-    "A leaf's prediction: class proportions (K,) if `n_classes` is given, else the best constant of the regression `criterion` as a (1,) array."
+    """A leaf's prediction: class proportions (K,) if `n_classes` is given, else the
+    best constant of the regression `criterion` as a (1,) array."""
     if n_classes is not None: return class_probabilities(y, n_classes, sample_weight)
     y = check_target(y, criterion, sample_weight)
     w = check_sample_weight(sample_weight, len(y))
@@ -225,28 +294,41 @@ def node_value(y, n_classes=None, sample_weight=None, criterion="squared_error")
     return np.array([REGRESSION_VALUE[criterion](y, w)])
 
 # %% ../nbs/01_impurity.ipynb #7f549bf6
-REGRESSION_MEASURES = {"squared_error": squared_error, "absolute_error": absolute_error, "poisson": poisson_deviance}
+REGRESSION_MEASURES = {
+    "squared_error": squared_error, "absolute_error": absolute_error,
+    "poisson": poisson_deviance
+}
 
 def node_impurity(y, criterion, n_classes=None, sample_weight=None):
     "Impurity i(t) of the node holding labels `y` under the named `criterion`."
     if isinstance(criterion, str) and criterion in CLASS_IMPURITY:
-        if n_classes is None: raise ValueError(f"criterion {criterion!r} is for classification and needs n_classes")
-        return float(CLASS_IMPURITY[criterion](class_probabilities(y, n_classes, sample_weight)))
+        if n_classes is None:
+            raise ValueError(
+                f"criterion {criterion!r} is for classification and needs n_classes")
+        return float(CLASS_IMPURITY[criterion](class_probabilities(
+            y, n_classes, sample_weight)))
     if isinstance(criterion, str) and criterion in REGRESSION_MEASURES:
-        return REGRESSION_MEASURES[criterion](y, sample_weight)          # n_classes is not used
+        # n_classes is not used
+        return REGRESSION_MEASURES[criterion](y, sample_weight)
     valid = ", ".join(map(repr, CLASSIFICATION_CRITERIA + REGRESSION_CRITERIA))
     raise ValueError(f"unknown criterion {criterion!r}; valid names are {valid}")
 
 # %% ../nbs/01_impurity.ipynb #46bbe134
 def split_impurity(y, groups, criterion, n_classes=None, sample_weight=None):
-    "Weighted mean impurity sum_g W_g/W i(g) of the children given by one group label per sample."
+    """Weighted mean impurity sum_g W_g/W i(g) of the children given by one group label
+    per sample."""
     y, groups = np.asarray(y), np.asarray(groups)
     if y.ndim != 1: raise ValueError(f"y must be 1-D, got shape {y.shape}")
-    if groups.ndim != 1: raise ValueError(f"groups must be 1-D, one label per sample, got shape {groups.shape}")
-    if len(groups) != len(y): raise ValueError(f"groups has {len(groups)} labels but there are {len(y)} samples")
+    if groups.ndim != 1:
+        raise ValueError(
+            f"groups must be 1-D, one label per sample, got shape {groups.shape}")
+    if len(groups) != len(y):
+        raise ValueError(
+            f"groups has {len(groups)} labels but there are {len(y)} samples")
     w = check_sample_weight(sample_weight, len(y))
     if not w.sum() > 0: raise ValueError("cannot split an empty node")
-    codes, _ = pd.factorize(groups, use_na_sentinel=False)  # any hashable labels, missing values included
+    # any hashable labels, missing values included
+    codes, _ = pd.factorize(groups, use_na_sentinel=False)
     total = 0.0
     for g in range(codes.max() + 1):
         in_g = codes == g
@@ -256,17 +338,22 @@ def split_impurity(y, groups, criterion, n_classes=None, sample_weight=None):
 
 # %% ../nbs/01_impurity.ipynb #836ee2f1
 def impurity_decrease(y, groups, criterion, n_classes=None, sample_weight=None):
-    "Decrease i(t) - sum_g W_g/W i(g) bought by splitting into `groups`; the information gain for 'entropy'."
+    """Decrease i(t) - sum_g W_g/W i(g) bought by splitting into `groups`; the
+    information gain for 'entropy'."""
     parent = node_impurity(y, criterion, n_classes, sample_weight)
     return parent - split_impurity(y, groups, criterion, n_classes, sample_weight)
 
 # %% ../nbs/01_impurity.ipynb #2a7bcde0
 def play_tennis():
-    "Quinlan's 14-day play-tennis table: Outlook, Temperature, Humidity, Wind and the label Play."
-    days = """Sunny Hot High Weak No | Sunny Hot High Strong No | Overcast Hot High Weak Yes
-              Rain Mild High Weak Yes | Rain Cool Normal Weak Yes | Rain Cool Normal Strong No
-              Overcast Cool Normal Strong Yes | Sunny Mild High Weak No | Sunny Cool Normal Weak Yes
-              Rain Mild Normal Weak Yes | Sunny Mild Normal Strong Yes | Overcast Mild High Strong Yes
+    """Quinlan's 14-day play-tennis table: Outlook, Temperature, Humidity, Wind and the
+    label Play."""
+    days = """Sunny Hot High Weak No | Sunny Hot High Strong No
+              Overcast Hot High Weak Yes | Rain Mild High Weak Yes
+              Rain Cool Normal Weak Yes | Rain Cool Normal Strong No
+              Overcast Cool Normal Strong Yes | Sunny Mild High Weak No
+              Sunny Cool Normal Weak Yes | Rain Mild Normal Weak Yes
+              Sunny Mild Normal Strong Yes | Overcast Mild High Strong Yes
               Overcast Hot Normal Weak Yes | Rain Mild High Strong No"""
     rows = [day.split() for line in days.splitlines() for day in line.split("|")]
-    return pd.DataFrame(rows, columns=["Outlook", "Temperature", "Humidity", "Wind", "Play"])
+    return pd.DataFrame(rows,
+                        columns=["Outlook", "Temperature", "Humidity", "Wind", "Play"])

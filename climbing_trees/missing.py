@@ -7,8 +7,11 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import NamedTuple
 import numpy as np
-from .tree import LEFT, RIGHT, UNDECIDED, Split, SurrogateSplit, default_side
-from .naive import TIE_TOLERANCE, admissible_cuts, constant_features, first_best, midpoints, node_summary
+from .tree import (
+    LEFT, RIGHT, UNDECIDED, Split, SurrogateSplit, default_side)
+from climbing_trees.naive import (
+    TIE_TOLERANCE, admissible_cuts, constant_features, first_best, midpoints,
+    node_summary)
 from .growth import NodeSplit, grow_depth_first, plan_growth
 from .impurity import criteria_where, split_impurity
 from .criteria import vectorized_column_split
@@ -21,56 +24,74 @@ __all__ = ['ADJ_TOLERANCE', 'RPART_CRITERIA', 'PrimarySplit', 'primary_split', '
 
 # %% ../nbs/15_missing.ipynb #a689cf14
 class PrimarySplit(NamedTuple):
-    "A node's primary split and what rpart scores it by: the known rows' weight W_S and impurity i(S), and the improvement W_S (i(S) - i(s))."
+    """A node's primary split and what rpart scores it by: the known rows' weight W_S
+    and impurity i(S), and the improvement W_S (i(S) - i(s))."""
     split: object
     weight: float
     impurity: float
     improvement: float
 
-def primary_split(X, y, w, criterion, n_classes, searches, min_samples_leaf=1, min_weight_leaf=0.0, features=None):
-    "rpart's primary split of a node: each column searched on its known rows of positive weight, scored by W_S (i(S) - i(s)); the first best, or None."
+def primary_split(X, y, w, criterion, n_classes, searches, min_samples_leaf=1,
+                  min_weight_leaf=0.0, features=None):
+    """rpart's primary split of a node: each column searched on its known rows of
+    positive weight, scored by W_S (i(S) - i(s)); the first best, or None."""
     found = []
     for j in range(X.shape[1]) if features is None else sorted(features):
         rows = ~np.isnan(X[:, j]) & (w > 0)
         if rows.sum() < 2: continue
         x, y_known, w_known = X[rows, j], y[rows], w[rows]
         if constant_features(x.min(), x.max()): continue
-        split = searches[j](x, y_known, w_known, criterion, n_classes, min_samples_leaf, min_weight_leaf=min_weight_leaf)
+        split = searches[j](x, y_known, w_known, criterion, n_classes, min_samples_leaf,
+                            min_weight_leaf=min_weight_leaf)
         if split is None: continue
-        weight, (_, impurity) = w_known.sum(), node_summary(y_known, w_known, criterion, n_classes)
-        found.append(PrimarySplit(replace(split, feature=j), weight, impurity, weight * (impurity - split.impurity)))
+        weight, (_, impurity) = w_known.sum(), node_summary(y_known, w_known, criterion,
+                                                            n_classes)
+        found.append(
+            PrimarySplit(replace(split, feature=j), weight, impurity,
+                         weight * (impurity - split.impurity)))
     if not found: return None
     gains = np.array([p.improvement for p in found])
     return found[first_best(-gains, gains.max())]
 
 # %% ../nbs/15_missing.ipynb #5e1a7c02
 def random_threshold_search(rng):
-    "A column search for `primary_split` with `splitter='random'`: one threshold drawn by `rng` uniformly between the column's smallest and largest value (a draw of the largest gives the smallest, scikit-learn's rule), and the `Split` there if admissible, or None."
-    def search(x, y, w, criterion, n_classes=None, min_samples_leaf=1, min_weight_leaf=0.0):
+    """A column search for `primary_split` with `splitter='random'`: one threshold drawn
+    by `rng` uniformly between the column's smallest and largest value (a draw of the
+    largest gives the smallest, scikit-learn's rule), and the `Split` there if
+    admissible, or None."""
+    def search(x, y, w, criterion, n_classes=None, min_samples_leaf=1,
+               min_weight_leaf=0.0):
         low, high = x.min(), x.max()
         threshold = low + (high - low) * rng.random()
         if threshold == high: threshold = low
         left, positive = x <= threshold, w > 0
-        if not admissible_cuts(left.sum(), (~left).sum(), positive[left].sum(), positive[~left].sum(), min_samples_leaf,
-                               w[left].sum(), w[~left].sum(), min_weight_leaf): return None
+        if not admissible_cuts(left.sum(), (~left).sum(), positive[left].sum(),
+                               positive[~left].sum(), min_samples_leaf, w[left].sum(),
+                               w[~left].sum(), min_weight_leaf):
+            return None
         impurity = split_impurity(y, left, criterion, n_classes, w)
-        return Split(None, float(threshold), impurity) if np.isfinite(impurity) else None    # a Poisson child summing to 0: none
+        # a Poisson child summing to 0: none
+        return Split(None, float(threshold),
+                     impurity) if np.isfinite(impurity) else None
     return search
 
 # %% ../nbs/15_missing.ipynb #f9e00294
 def agreement_adj(agree, w_left, w_right):
-    "A surrogate's agreement (the weight it sends the primary's way, over the weight the primary sends) and rpart's adj = (agreement - majority) / (1 - majority)."
+    """A surrogate's agreement (the weight it sends the primary's way, over the weight
+    the primary sends) and rpart's adj = (agreement - majority) / (1 - majority)."""
     total = w_left + w_right
     majority, agreement = max(w_left, w_right) / total, agree / total
     return agreement, (agreement - majority) / (1 - majority)
 
 # %% ../nbs/15_missing.ipynb #947b5bfd
 def numeric_surrogate(x, side, w):
-    "rpart's best cut of numeric column `x` as a surrogate for a split that sends the rows to `side`: (threshold, below_left, agreeing weight), or None."
+    """rpart's best cut of numeric column `x` as a surrogate for a split that sends the
+    rows to `side`: (threshold, below_left, agreeing weight), or None."""
     known = ~np.isnan(x)
     order = np.flatnonzero(known)[np.argsort(x[known], kind="stable")]
     xs, s, ws = x[order], side[order], w[order]
-    if len(xs) < 4: return None                           # two informative rows on each side of a cut, at least
+    # two informative rows on each side of a cut, at least
+    if len(xs) < 4: return None
     w_left, w_right = np.where(s == LEFT, ws, 0.0), np.where(s == RIGHT, ws, 0.0)
     informative = np.cumsum((s != UNDECIDED) & (ws > 0))
     below, above = informative[:-1], informative[-1] - informative[:-1]
@@ -78,8 +99,10 @@ def numeric_surrogate(x, side, w):
     left_above, right_above = w_left.sum() - left_below, w_right.sum() - right_below
     ok = (xs[1:] != xs[:-1]) & (below >= 2) & (above >= 2)
     if not ok.any(): return None
-    agree = np.column_stack([left_above + right_below, left_below + right_above])   # below goes right, below goes left
-    agree = np.where(ok[:, None], agree, -np.inf).ravel()         # cut by cut, "below goes right" first, as rpart
+    # below goes right, below goes left
+    agree = np.column_stack([left_above + right_below, left_below + right_above])
+    # cut by cut, "below goes right" first, as rpart
+    agree = np.where(ok[:, None], agree, -np.inf).ravel()
     best = first_best(-agree, agree.max())
     if not agree[best] > max(w_left.sum(), w_right.sum()): return None
     cut = best // 2 + 1
@@ -87,7 +110,8 @@ def numeric_surrogate(x, side, w):
 
 # %% ../nbs/15_missing.ipynb #7f6e21a1
 def categorical_surrogate(x, side, w):
-    "rpart's surrogate on categorical column `x` (codes): each level to the side holding more of its weight; (left codes, right codes, agreeing weight), or None."
+    """rpart's surrogate on categorical column `x` (codes): each level to the side
+    holding more of its weight; (left codes, right codes, agreeing weight), or None."""
     known = ~np.isnan(x)
     codes, s, ws = x[known].astype(np.intp), side[known], w[known]
     if len(codes) == 0: return None
@@ -97,11 +121,14 @@ def categorical_surrogate(x, side, w):
     n_left, n_right = count((s == LEFT) & (ws > 0)), count((s == RIGHT) & (ws > 0))
     w_left, w_right = weight(s == LEFT), weight(s == RIGHT)
     heavier_right = not w_left.sum() > w_right.sum()
-    seen = n_left + n_right > 0                           # a level with no informative row stays undecided
+    # a level with no informative row stays undecided
+    seen = n_left + n_right > 0
     right = seen & ((w_left < w_right) | ((w_left == w_right) & heavier_right))
     left = seen & ~right
-    agreeing, disagreeing = n_right[right].sum() + n_left[left].sum(), n_left[right].sum() + n_right[left].sum()
-    if agreeing < 2 or disagreeing < 2: return None       # rpart's rule (choose_surg.c): even a perfect surrogate is dropped
+    agreeing, disagreeing = n_right[right].sum() + n_left[left].sum(
+    ), n_left[right].sum() + n_right[left].sum()
+    # rpart's rule (choose_surg.c): even a perfect surrogate is dropped
+    if agreeing < 2 or disagreeing < 2: return None
     return (tuple(np.flatnonzero(left).tolist()), tuple(np.flatnonzero(right).tolist()),
             float(w_right[right].sum() + w_left[left].sum()))
 
@@ -109,7 +136,9 @@ def categorical_surrogate(x, side, w):
 ADJ_TOLERANCE = 1e-10     # rpart keeps a surrogate whose adj exceeds this
 
 def node_surrogates(X, side, w, primary, categorical=(), max_surrogates=5):
-    "The surrogates of a split on feature `primary` that sends a node's rows `X` to `side`: adj > 0, best agreement first (ties: earlier column), at most `max_surrogates`."
+    """The surrogates of a split on feature `primary` that sends a node's rows `X` to
+    `side`: adj > 0, best agreement first (ties: earlier column), at most
+    `max_surrogates`."""
     w_left, w_right = w[side == LEFT].sum(), w[side == RIGHT].sum()
     ranked = []
     for j in range(X.shape[1]):
@@ -117,25 +146,31 @@ def node_surrogates(X, side, w, primary, categorical=(), max_surrogates=5):
         if j in categorical:
             found = categorical_surrogate(X[:, j], side, w)
             if found is None: continue
-            rule = dict(threshold=np.nan, below_left=True, left_levels=found[0], right_levels=found[1])
+            rule = dict(threshold=np.nan, below_left=True, left_levels=found[0],
+                        right_levels=found[1])
         else:
             found = numeric_surrogate(X[:, j], side, w)
             if found is None: continue
             rule = dict(threshold=found[0], below_left=found[1])
         agreement, adj = agreement_adj(found[-1], w_left, w_right)
         if not adj > ADJ_TOLERANCE: continue
-        place = next((k for k, s in enumerate(ranked) if agreement > s.agree + TIE_TOLERANCE), len(ranked))
+        place = next(
+            (k for k, s in enumerate(ranked) if agreement > s.agree + TIE_TOLERANCE),
+            len(ranked))
         ranked.insert(place, SurrogateSplit(j, agree=agreement, adj=adj, **rule))
     return ranked[:max_surrogates]
 
 # %% ../nbs/15_missing.ipynb #4636d66e
 def majority_side(side, w):
-    "rpart's majority for the rows no surrogate decides: the side to which the split sends more weight; UNDECIDED on a tie."
+    """rpart's majority for the rows no surrogate decides: the side to which the split
+    sends more weight; UNDECIDED on a tie."""
     w_left, w_right = w[side == LEFT].sum(), w[side == RIGHT].sum()
     return LEFT if w_left > w_right else RIGHT if w_right > w_left else UNDECIDED
 
 def route(X, side, surrogates, majority):
-    "Where growth sends each row of a node: the split's `side`; where undecided, the first surrogate that decides; else `majority` (UNDECIDED: the row stays in the node)."
+    """Where growth sends each row of a node: the split's `side`; where undecided, the
+    first surrogate that decides; else `majority` (UNDECIDED: the row stays in the
+    node)."""
     side = side.copy()
     for s in surrogates:
         undecided = np.flatnonzero(side == UNDECIDED)
@@ -145,46 +180,84 @@ def route(X, side, surrogates, majority):
     return side
 
 # %% ../nbs/15_missing.ipynb #24e759a8
-RPART_CRITERIA = criteria_where(surrogates=True)      # rpart's "class" and "anova", gini and squared_error: its trees are our oracle
+# rpart's "class" and "anova", gini and squared_error: its trees are our oracle
+RPART_CRITERIA = criteria_where(surrogates=True)
 
-def check_surrogate_options(criterion, max_surrogates, max_leaf_nodes=None, splitter="best"):
-    "Refuse, with the remedy, what `grow_surrogate` cannot grow: a `max_surrogates` that is not a count. Every criterion of the book, both splitters and best-first growth (`max_leaf_nodes`) are grown; chapter 4's `plan_growth`, or an estimator, checks those."
-    if isinstance(max_surrogates, bool) or not isinstance(max_surrogates, (int, np.integer)) or max_surrogates < 0:
-        raise ValueError(f"max_surrogates must be a non-negative integer (0: no surrogates, rows go by the majority), got {max_surrogates!r}")
+def check_surrogate_options(criterion, max_surrogates, max_leaf_nodes=None,
+                            splitter="best"):
+    """Refuse, with the remedy, what `grow_surrogate` cannot grow: a `max_surrogates`
+    that is not a count. Every criterion of the book, both splitters and best-first
+    growth (`max_leaf_nodes`) are grown; chapter 4's `plan_growth`, or an estimator,
+    checks those."""
+    if (isinstance(max_surrogates, bool)
+            or not isinstance(max_surrogates, (int, np.integer)) or max_surrogates < 0):
+        raise ValueError(
+            "max_surrogates must be a non-negative integer (0: no surrogates, "
+            f"rows go by the majority), got {max_surrogates!r}")
 
-def grow_surrogate(X, y, criterion="gini", sample_weight=None, n_classes=None, *, categorical=(), max_surrogates=5,
-                   max_depth=None, min_samples_split=2, min_samples_leaf=1, min_impurity_decrease=0.0, min_weight_leaf=0.0,
-                   max_leaf_nodes=None, max_features=None, splitter="best", random_state=None):
-    "Grow a `Tree` as rpart does with missing values (NaN), with any criterion, splitter or `max_leaf_nodes`: the arguments checked once (`check_surrogate_options`, chapter 4's `plan_growth`), then `grow_surrogate_from_plan`."
+def grow_surrogate(X, y, criterion="gini", sample_weight=None, n_classes=None, *,
+                   categorical=(), max_surrogates=5, max_depth=None,
+                   min_samples_split=2, min_samples_leaf=1, min_impurity_decrease=0.0,
+                   min_weight_leaf=0.0, max_leaf_nodes=None, max_features=None,
+                   splitter="best", random_state=None):
+    """Grow a `Tree` as rpart does with missing values (NaN), with any criterion,
+    splitter or `max_leaf_nodes`: the arguments checked once (`check_surrogate_options`,
+    chapter 4's `plan_growth`), then `grow_surrogate_from_plan`."""
     check_surrogate_options(criterion, max_surrogates, max_leaf_nodes, splitter)
-    X, y, w, plan = plan_growth(X, y, criterion, sample_weight, n_classes, categorical=categorical, max_depth=max_depth,
-                                min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
-                                min_impurity_decrease=min_impurity_decrease, min_weight_leaf=min_weight_leaf,
-                                max_leaf_nodes=max_leaf_nodes, max_features=max_features, splitter=splitter, random_state=random_state)
-    return grow_surrogate_from_plan(replace(plan, missing="surrogate", max_surrogates=max_surrogates), X, y, w)
+    X, y, w, plan = plan_growth(
+        X, y, criterion, sample_weight, n_classes, categorical=categorical,
+        max_depth=max_depth, min_samples_split=min_samples_split,
+        min_samples_leaf=min_samples_leaf, min_impurity_decrease=min_impurity_decrease,
+        min_weight_leaf=min_weight_leaf, max_leaf_nodes=max_leaf_nodes,
+        max_features=max_features, splitter=splitter, random_state=random_state)
+    return grow_surrogate_from_plan(
+        replace(plan, missing="surrogate", max_surrogates=max_surrogates), X, y, w)
 
 def rpart_split_node(plan, searches, majority=majority_side):
-    "rpart's per-node step for chapter 4's `grow_depth_first` (`searches`: a column search per feature): the primary split on the known rows, if it gains and is worth making, its surrogates, each row routed by split, surrogates, `majority` (rpart's `majority_side`); missing at prediction: the child with more rows. The decrease is W_S (i(S) - i(s)) / W."
+    """rpart's per-node step for chapter 4's `grow_depth_first` (`searches`: a column
+    search per feature): the primary split on the known rows, if it gains and is worth
+    making, its surrogates, each row routed by split, surrogates, `majority` (rpart's
+    `majority_side`); missing at prediction: the child with more rows. The decrease is
+    W_S (i(S) - i(s)) / W."""
     rules, categorical = plan.rules, frozenset(plan.categorical)
     def split_node(Xt, yt, wt, impurity, features, total_weight):
-        found = primary_split(Xt, yt, wt, plan.criterion, plan.n_classes, searches, rules.min_samples_leaf, rules.min_weight_leaf, features)
-        if found is None or not found.improvement > TIE_TOLERANCE * found.weight * found.impurity: return None
-        if not rules.worth_splitting(found.weight / total_weight, found.impurity, found.split.impurity): return None
+        found = primary_split(Xt, yt, wt, plan.criterion, plan.n_classes, searches,
+                              rules.min_samples_leaf, rules.min_weight_leaf, features)
+        if (found is None or
+                not found.improvement > TIE_TOLERANCE * found.weight * found.impurity):
+            return None
+        if not rules.worth_splitting(found.weight / total_weight, found.impurity,
+                                     found.split.impurity):
+            return None
         side = found.split.sides(Xt)
-        surrogates = node_surrogates(Xt, side, wt, found.split.feature, categorical, plan.max_surrogates)
+        surrogates = node_surrogates(Xt, side, wt, found.split.feature, categorical,
+                                     plan.max_surrogates)
         side = route(Xt, side, surrogates, majority(side, wt))
-        n_left, n_right = np.count_nonzero(side == LEFT), np.count_nonzero(side == RIGHT)
-        return NodeSplit(replace(found.split, default_left=default_side(n_left, n_right)), surrogates, side,
-                         found.improvement / total_weight)
+        n_left, n_right = np.count_nonzero(side == LEFT), np.count_nonzero(
+            side == RIGHT)
+        return NodeSplit(
+            replace(found.split, default_left=default_side(n_left, n_right)),
+            surrogates, side, found.improvement / total_weight)
     return split_node
 
 def grow_surrogate_from_plan(plan, X, y, w, majority=majority_side):
-    "Grow a `Tree` as rpart does with missing values (NaN), as the checked `plan` says (any criterion; random thresholds; best first with `max_leaf_nodes`): primary splits on the known rows, up to the plan's `max_surrogates` surrogates per split, rows routed by split, surrogates, `majority` (rpart's rule; a test may pass another)."
-    categorical, rng = frozenset(plan.categorical), plan.generator()      # one generator draws the features and the thresholds
-    numeric = vectorized_column_split if plan.splitter == "best" else random_threshold_search(rng)
+    """Grow a `Tree` as rpart does with missing values (NaN), as the checked `plan` says
+    (any criterion; random thresholds; best first with `max_leaf_nodes`): primary splits
+    on the known rows, up to the plan's `max_surrogates` surrogates per split, rows
+    routed by split, surrogates, `majority` (rpart's rule; a test may pass another)."""
+    # one generator draws the features and the thresholds
+    categorical, rng = frozenset(plan.categorical), plan.generator()
+    numeric = (vectorized_column_split
+               if plan.splitter == "best" else random_threshold_search(rng))
     searches = column_searches(X.shape[1], categorical, numeric)
     kept = np.flatnonzero(~np.isnan(X).all(axis=1))
-    if not len(kept): raise ValueError("every row of X misses every feature (all NaN): there is nothing to split on")
-    builder = grow_depth_first(plan, X, y, w, rpart_split_node(plan, searches, majority), rows=kept, rng=rng)
-    n_levels = max((int(np.nanmax(X[:, j])) + 1 for j in categorical if not np.isnan(X[:, j]).all()), default=0)
+    if not len(kept):
+        raise ValueError(
+            "every row of X misses every feature (all NaN): there is nothing to "
+            "split on")
+    builder = grow_depth_first(plan, X, y, w,
+                               rpart_split_node(plan, searches,
+                                                majority), rows=kept, rng=rng)
+    n_levels = max((int(np.nanmax(X[:, j])) + 1
+                    for j in categorical if not np.isnan(X[:, j]).all()), default=0)
     return builder.build(n_levels)

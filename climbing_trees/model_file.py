@@ -13,10 +13,15 @@ from sklearn.dummy import DummyClassifier, DummyRegressor
 from importlib.metadata import PackageNotFoundError, version
 from .tree import LEAF, Tree, Surrogates
 from .categorical import CategoryEncoder
-from .estimators import EstimatorTree, DecisionTreeClassifier, DecisionTreeRegressor
-from .forests import RandomForestClassifier, RandomForestRegressor, ExtraTreesClassifier, ExtraTreesRegressor
-from .boosting import (GradientBoostingClassifier, GradientBoostingRegressor, SquaredErrorLoss, AbsoluteErrorLoss,
-                                     HuberLoss, QuantileLoss, BinomialLoss, MultinomialLoss, ExponentialLoss)
+from .estimators import (
+    EstimatorTree, DecisionTreeClassifier, DecisionTreeRegressor)
+from climbing_trees.forests import (
+    RandomForestClassifier, RandomForestRegressor, ExtraTreesClassifier,
+    ExtraTreesRegressor)
+from .boosting import (GradientBoostingClassifier,
+                                     GradientBoostingRegressor, SquaredErrorLoss,
+                                     AbsoluteErrorLoss, HuberLoss, QuantileLoss,
+                                     BinomialLoss, MultinomialLoss, ExponentialLoss)
 
 # %% auto #0
 __all__ = ['FORMAT', 'FORMAT_VERSION', 'MODELS', 'ESTIMATORS', 'OBJECTS', 'ARRAYS', 'PER_NODE', 'ModelFileError', 'encode_array',
@@ -24,55 +29,92 @@ __all__ = ['FORMAT', 'FORMAT_VERSION', 'MODELS', 'ESTIMATORS', 'OBJECTS', 'ARRAY
            'encode_arrays', 'decode_arrays', 'check_tree', 'check_surrogates', 'to_json', 'from_json', 'save', 'load']
 
 # %% ../nbs/20_model_files.ipynb #1007f289
-FORMAT, FORMAT_VERSION = "climbing-trees-model", 2   # 2: an estimator's tree_.value in scikit-learn's layout (nodes, outputs, classes)
-try: LIBRARY_VERSION = version("climbing_trees")   # the installed package's, read without importing the package itself
-except PackageNotFoundError: LIBRARY_VERSION = "unknown (climbing_trees is not installed)"
+# 2: an estimator's tree_.value in scikit-learn's layout (nodes, outputs, classes)
+FORMAT, FORMAT_VERSION = "climbing-trees-model", 2
+# the installed package's, read without importing the package itself
+try: LIBRARY_VERSION = version("climbing_trees")
+except PackageNotFoundError:
+    LIBRARY_VERSION = "unknown (climbing_trees is not installed)"
 
 class ModelFileError(ValueError):
-    "A file that is not a model file of this library, of another format version, or corrupted."
+    """A file that is not a model file of this library, of another format version, or
+    corrupted."""
+
+_STORABLE = ("it holds numbers, text, booleans, None, numpy arrays of those, and the "
+            "trees, estimators and encoders of climbing_trees")
 
 def _refuse(path, value, why=""):
-    raise TypeError(f"{path}: a model file cannot store a value of type {type(value).__module__}.{type(value).__qualname__} "
-                    f"({why or 'it holds numbers, text, booleans, None, numpy arrays of those, and the trees, estimators and encoders of climbing_trees'})")
+    raise TypeError(
+        f"{path}: a model file cannot store a value of type "
+        f"{type(value).__module__}.{type(value).__qualname__} ({why or _STORABLE})")
 
 def _corrupted(path, what):
-    return ModelFileError(f"{path}: {what}: the file is corrupted (or was edited); save the model again from the fitted estimator")
+    return ModelFileError(
+        f"{path}: {what}: the file is corrupted (or was edited); save the model "
+        "again from the fitted estimator")
 
 # %% ../nbs/20_model_files.ipynb #ee495f90
 _NUMBERS = re.compile(r"^(\|b1|[<|][iu][1248]|<f[48])$")
 _TEXTS = re.compile(r"^<U[0-9]{1,6}$")
 
 def encode_array(a, path="array", owner=None):
-    "A numpy array as JSON: numbers and booleans as base64 of their little-endian bytes, text and objects as a list of items; with dtype and shape."
+    """A numpy array as JSON: numbers and booleans as base64 of their little-endian
+    bytes, text and objects as a list of items; with dtype and shape."""
     if a.dtype.kind in "biuf" and a.dtype.itemsize <= 8:
         data = np.ascontiguousarray(a, dtype=a.dtype.newbyteorder("<"))
-        return {"dtype": data.dtype.str, "shape": list(a.shape), "data": base64.b64encode(data.tobytes()).decode("ascii")}
-    if a.dtype.kind == "U": return {"dtype": a.dtype.newbyteorder("<").str, "shape": list(a.shape), "items": a.ravel().tolist()}
+        return {
+            "dtype": data.dtype.str, "shape": list(a.shape),
+            "data": base64.b64encode(data.tobytes()).decode("ascii")
+        }
+    if a.dtype.kind == "U":
+        return {
+            "dtype": a.dtype.newbyteorder("<").str, "shape": list(a.shape),
+            "items": a.ravel().tolist()
+        }
     if a.dtype.kind == "O":
-        return {"dtype": "|O", "shape": list(a.shape), "items": [encode_value(v, f"{path}[{i}]", owner) for i, v in enumerate(a.ravel())]}
-    _refuse(path, a, f"an array of dtype {a.dtype}: a model file holds arrays of booleans, integers, floats, text or objects")
+        return {
+            "dtype": "|O", "shape": list(a.shape), "items": [
+                encode_value(v, f"{path}[{i}]", owner) for i, v in enumerate(a.ravel())
+            ]
+        }
+    _refuse(
+        path, a, f"an array of dtype {a.dtype}: a model file holds arrays of booleans, "
+        "integers, floats, text or objects")
 
 def decode_array(spec, path="array", decode=None):
-    "The numpy array that `encode_array` wrote, checked: a known dtype, a shape, and as many bytes or items as the shape needs."
-    if not isinstance(spec, dict) or not {"dtype", "shape"} <= set(spec): raise _corrupted(path, "an array without dtype and shape")
+    """The numpy array that `encode_array` wrote, checked: a known dtype, a shape, and
+    as many bytes or items as the shape needs."""
+    if not isinstance(spec, dict) or not {"dtype", "shape"} <= set(spec):
+        raise _corrupted(path, "an array without dtype and shape")
     dtype, shape = spec["dtype"], spec["shape"]
-    if not isinstance(shape, list) or not all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in shape):
-        raise _corrupted(path, f"an array's shape must be a list of sizes, got {shape!r}")
+    if not isinstance(shape, list) or not all(
+            isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in shape):
+        raise _corrupted(path,
+                         f"an array's shape must be a list of sizes, got {shape!r}")
     size = prod(shape)
     if isinstance(dtype, str) and _NUMBERS.match(dtype):
         try: data = bytearray(base64.b64decode(spec.get("data", ""), validate=True))
-        except (ValueError, TypeError): raise _corrupted(path, "an array's data is not base64") from None
+        except (ValueError, TypeError):
+            raise _corrupted(path, "an array's data is not base64") from None
         needed = size * np.dtype(dtype).itemsize
         if len(data) != needed:
-            raise _corrupted(path, f"the array's data holds {len(data)} bytes, but its shape {tuple(shape)} of {dtype} needs {needed}")
-        if dtype == "|b1" and data and max(data) > 1: raise _corrupted(path, "a boolean array holds bytes other than 0 and 1")
-        return np.frombuffer(data, dtype=dtype).reshape(shape)      # writable: it reads a bytearray
-    if dtype != "|O" and not (isinstance(dtype, str) and _TEXTS.match(dtype)): raise _corrupted(path, f"unknown array dtype {dtype!r}")
+            raise _corrupted(
+                path, f"the array's data holds {len(data)} bytes, but its shape "
+                f"{tuple(shape)} of {dtype} needs {needed}")
+        if dtype == "|b1" and data and max(data) > 1:
+            raise _corrupted(path, "a boolean array holds bytes other than 0 and 1")
+        # writable: it reads a bytearray
+        return np.frombuffer(data, dtype=dtype).reshape(shape)
+    if dtype != "|O" and not (isinstance(dtype, str) and _TEXTS.match(dtype)):
+        raise _corrupted(path, f"unknown array dtype {dtype!r}")
     items = spec.get("items")
     if not isinstance(items, list) or len(items) != size:
-        raise _corrupted(path, f"the array has {len(items) if isinstance(items, list) else 'no'} items, but its shape {tuple(shape)} needs {size}")
+        raise _corrupted(
+            path, f"the array has {len(items) if isinstance(items, list) else 'no'} "
+            f"items, but its shape {tuple(shape)} needs {size}")
     if isinstance(dtype, str) and _TEXTS.match(dtype):
-        if not all(isinstance(v, str) for v in items): raise _corrupted(path, "an array of text holds other values")
+        if not all(isinstance(v, str) for v in items):
+            raise _corrupted(path, "an array of text holds other values")
         return np.array(items, dtype=dtype).reshape(shape)
     out = np.empty(size, dtype=object)
     for i, v in enumerate(items): out[i] = decode(v, f"{path}[{i}]")
@@ -80,67 +122,114 @@ def decode_array(spec, path="array", decode=None):
 
 # %% ../nbs/20_model_files.ipynb #2064f0d4
 def _allowed(*classes): return {cls.__name__: cls for cls in classes}
-MODELS = _allowed(DecisionTreeClassifier, DecisionTreeRegressor, RandomForestClassifier, RandomForestRegressor,
-                  ExtraTreesClassifier, ExtraTreesRegressor, GradientBoostingClassifier, GradientBoostingRegressor)
-ESTIMATORS = {**MODELS, **_allowed(DummyClassifier, DummyRegressor)}    # scikit-learn's dummies: boosting's initial model
-OBJECTS = _allowed(CategoryEncoder, SquaredErrorLoss, AbsoluteErrorLoss, HuberLoss, QuantileLoss, BinomialLoss,
-                   MultinomialLoss, ExponentialLoss)
+MODELS = _allowed(DecisionTreeClassifier, DecisionTreeRegressor, RandomForestClassifier,
+                  RandomForestRegressor, ExtraTreesClassifier, ExtraTreesRegressor,
+                  GradientBoostingClassifier, GradientBoostingRegressor)
+# scikit-learn's dummies: boosting's initial model
+ESTIMATORS = {**MODELS, **_allowed(DummyClassifier, DummyRegressor)}
+OBJECTS = _allowed(CategoryEncoder, SquaredErrorLoss, AbsoluteErrorLoss, HuberLoss,
+                   QuantileLoss, BinomialLoss, MultinomialLoss, ExponentialLoss)
 ARRAYS = _allowed(Tree, EstimatorTree, Surrogates)
 
 # %% ../nbs/20_model_files.ipynb #cde6c907
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 def _attribute_names(names, path):
-    "Attribute names from a file: identifiers, none of Python's own (`__class__`, `__dict__`, ...)."
+    """Attribute names from a file: identifiers, none of Python's own (`__class__`,
+    `__dict__`, ...)."""
     for name in names:
         if not isinstance(name, str) or not _NAME.match(name) or name.startswith("__"):
-            raise _corrupted(path, f"{name!r} is not an attribute name a model file may set")
+            raise _corrupted(path,
+                             f"{name!r} is not an attribute name a model file may set")
 
-def _sorted_items(items): return sorted(items, key=lambda v: (type(v).__name__, repr(v)))
+def _sorted_items(items):
+    return sorted(items, key=lambda v: (type(v).__name__, repr(v)))
 
 def encode_value(v, path="model", owner=None):
-    "A value of a fitted model as JSON: plain JSON for None, booleans, integers, finite floats, text and lists; a one-key object `{'$tag': ...}` for the rest; anything else refused."
-    if v is None or isinstance(v, (bool, str, int)) and type(v) in (bool, str, int): return v
-    if type(v) is float: return v if np.isfinite(v) else {"$float": repr(v)}            # 'nan', 'inf', '-inf'
-    if isinstance(v, np.generic) and v.dtype.kind in "biufU": return {"$numpy": [v.dtype.str, encode_value(v.item(), path)]}
+    """A value of a fitted model as JSON: plain JSON for None, booleans, integers,
+    finite floats, text and lists; a one-key object `{'$tag': ...}` for the rest;
+    anything else refused."""
+    if v is None or isinstance(v, (bool, str, int)) and type(v) in (bool, str, int):
+        return v
+    # 'nan', 'inf', '-inf'
+    if type(v) is float: return v if np.isfinite(v) else {"$float": repr(v)}
+    if isinstance(v, np.generic) and v.dtype.kind in "biufU":
+        return {"$numpy": [v.dtype.str, encode_value(v.item(), path)]}
     if isinstance(v, np.ndarray): return {"$array": encode_array(v, path, owner)}
-    if type(v) is list: return [encode_value(x, f"{path}[{i}]", owner) for i, x in enumerate(v)]
-    if type(v) is tuple: return {"$tuple": [encode_value(x, f"{path}[{i}]", owner) for i, x in enumerate(v)]}
-    if type(v) is dict: return {"$dict": [[encode_value(k, path), encode_value(x, f"{path}[{k!r}]", owner)] for k, x in v.items()]}
-    if type(v) is frozenset: return {"$frozenset": [encode_value(x, path) for x in _sorted_items(v)]}
-    if type(v) is np.random.RandomState: return {"$random_state": encode_value(v.get_state(legacy=True), path)}
+    if type(v) is list:
+        return [encode_value(x, f"{path}[{i}]", owner) for i, x in enumerate(v)]
+    if type(v) is tuple:
+        return {
+            "$tuple": [encode_value(x, f"{path}[{i}]", owner) for i, x in enumerate(v)]
+        }
+    if type(v) is dict:
+        return {
+            "$dict": [[encode_value(k, path),
+                       encode_value(x, f"{path}[{k!r}]", owner)] for k, x in v.items()]
+        }
+    if type(v) is frozenset:
+        return {"$frozenset": [encode_value(x, path) for x in _sorted_items(v)]}
+    if type(v) is np.random.RandomState:
+        return {"$random_state": encode_value(v.get_state(legacy=True), path)}
     name = type(v).__name__
-    if ESTIMATORS.get(name) is type(v): return {"$estimator": encode_estimator(v, path, owner)}
+    if ESTIMATORS.get(name) is type(v):
+        return {"$estimator": encode_estimator(v, path, owner)}
     if ARRAYS.get(name) is type(v): return {"$arrays": encode_arrays(v, path)}
     if OBJECTS.get(name) is type(v):
-        return {"$object": {"class": name, "state": {k: encode_value(x, f"{path}.{k}") for k, x in vars(v).items()}}}
+        return {
+            "$object": {
+                "class": name, "state": {
+                    k: encode_value(x, f"{path}.{k}") for k, x in vars(v).items()
+                }
+            }
+        }
     if hasattr(v, "fit") and hasattr(v, "predict"):
-        _refuse(path, v, "an estimator of your own: a model file holds only the library's estimators and, as boosting's "
-                "initial model, scikit-learn's DummyClassifier or DummyRegressor; fit with init=None or init='zero', or keep "
-                "this model in a pickle (which runs code when loaded: only from a source you trust)")
-    if callable(v): _refuse(path, v, "a function: a model file holds no code; set the parameter to a value (oob_score=True) first")
+        _refuse(
+            path, v, "an estimator of your own: a model file holds only the library's "
+            "estimators and, as boosting's "
+            "initial model, scikit-learn's DummyClassifier or "
+            "DummyRegressor; fit with init=None or init='zero', or keep "
+            "this model in a pickle (which runs code when loaded: only "
+            "from a source you trust)")
+    if callable(v):
+        _refuse(
+            path, v,
+            "a function: a model file holds no code; set the parameter to a value "
+            "(oob_score=True) first")
     _refuse(path, v)
 
 # %% ../nbs/20_model_files.ipynb #4e09bd67
 def decode_value(v, path="model", owner=None):
-    "The value that `encode_value` wrote: only the tags it writes are read, and only the classes of the allow-lists are made."
+    """The value that `encode_value` wrote: only the tags it writes are read, and only
+    the classes of the allow-lists are made."""
     if v is None or isinstance(v, (bool, str, int, float)): return v
-    if isinstance(v, list): return [decode_value(x, f"{path}[{i}]", owner) for i, x in enumerate(v)]
-    if not isinstance(v, dict) or len(v) != 1: raise _corrupted(path, f"unexpected value {str(v)[:80]}")
+    if isinstance(v, list):
+        return [decode_value(x, f"{path}[{i}]", owner) for i, x in enumerate(v)]
+    if not isinstance(v, dict) or len(v) != 1:
+        raise _corrupted(path, f"unexpected value {str(v)[:80]}")
     (tag, x), = v.items()
     if tag == "$float" and x in ("nan", "inf", "-inf"): return float(x)
-    if tag == "$numpy" and isinstance(x, list) and len(x) == 2 and isinstance(x[0], str) and (_NUMBERS.match(x[0]) or _TEXTS.match(x[0])):
+    if tag == "$numpy" and isinstance(x, list) and len(x) == 2 and isinstance(
+            x[0], str) and (_NUMBERS.match(x[0]) or _TEXTS.match(x[0])):
         return np.dtype(x[0]).type(decode_value(x[1], path))
-    if tag == "$array": return decode_array(x, path, lambda item, where: decode_value(item, where, owner))
-    if tag == "$tuple" and isinstance(x, list): return tuple(decode_value(y, f"{path}[{i}]", owner) for i, y in enumerate(x))
-    if tag == "$dict" and isinstance(x, list) and all(isinstance(p, list) and len(p) == 2 for p in x):
+    if tag == "$array":
+        return decode_array(x, path,
+                            lambda item, where: decode_value(item, where, owner))
+    if tag == "$tuple" and isinstance(x, list):
+        return tuple(decode_value(y, f"{path}[{i}]", owner) for i, y in enumerate(x))
+    if tag == "$dict" and isinstance(x, list) and all(
+            isinstance(p, list) and len(p) == 2 for p in x):
         keys = [decode_value(k, path) for k, _ in x]
-        return {k: decode_value(y, f"{path}[{k!r}]", owner) for k, (_, y) in zip(keys, x)}
-    if tag == "$frozenset" and isinstance(x, list): return frozenset(decode_value(y, path) for y in x)
+        return {
+            k: decode_value(y, f"{path}[{k!r}]", owner) for k, (_, y) in zip(keys, x)
+        }
+    if tag == "$frozenset" and isinstance(x, list):
+        return frozenset(decode_value(y, path) for y in x)
     if tag == "$random_state":
         state = np.random.RandomState()
         try: state.set_state(decode_value(x, path))
-        except (TypeError, ValueError) as error: raise _corrupted(path, f"a random state numpy refuses ({error})") from None
+        except (TypeError, ValueError) as error:
+            raise _corrupted(path, f"a random state numpy refuses ({error})") from None
         return state
     if tag == "$estimator": return decode_estimator(x, path, owner)
     if tag == "$arrays": return decode_arrays(x, path)
@@ -151,48 +240,70 @@ def decode_value(v, path="model", owner=None):
 def _shareable(v): return isinstance(v, (np.ndarray, CategoryEncoder))
 
 def encode_estimator(estimator, path="model", owner=None):
-    "An estimator as its class name, its parameters (`get_params`) and its fitted state (every other attribute); a member of an ensemble refers to the arrays and encoder it shares with `owner`."
+    """An estimator as its class name, its parameters (`get_params`) and its fitted
+    state (every other attribute); a member of an ensemble refers to the arrays and
+    encoder it shares with `owner`."""
     params = estimator.get_params(deep=False)
     encoded = {k: encode_value(v, f"{path}.{k}") for k, v in params.items()}
     fitted = {}
     for name, v in vars(estimator).items():
         if name in params: continue
         shared = owner is not None and _shareable(v) and getattr(owner, name, None) is v
-        fitted[name] = {"$shared": name} if shared else encode_value(v, f"{path}.{name}", estimator)
+        fitted[name] = {"$shared": name} if shared else encode_value(
+            v, f"{path}.{name}", estimator)
     return {"class": type(estimator).__name__, "params": encoded, "fitted": fitted}
 
 class _Decoding:
-    "An estimator being decoded: its fitted state as written, and as decoded so far (a member may ask for its ensemble's first)."
-    def __init__(self, fitted, path, owner=None): self.fitted, self.path, self.owner, self.decoded, self.busy = fitted, path, owner, {}, set()
+    """An estimator being decoded: its fitted state as written, and as decoded so far (a
+    member may ask for its ensemble's first)."""
+    def __init__(self, fitted, path, owner=None):
+        (self.fitted, self.path, self.owner, self.decoded,
+         self.busy) = (fitted, path, owner, {}, set())
     def get(self, name):
-        "The decoded attribute `name`: a `{'$shared': name}` is the owner's attribute of that name, the same object."
+        """The decoded attribute `name`: a `{'$shared': name}` is the owner's attribute
+        of that name, the same object."""
         if name in self.decoded: return self.decoded[name]
         if name not in self.fitted or name in self.busy:
-            raise _corrupted(self.path, f"a member refers to the attribute {name!r}, which the ensemble does not have")
+            raise _corrupted(
+                self.path,
+                f"a member refers to the attribute {name!r}, which the ensemble "
+                "does not have")
         self.busy.add(name)
         v, where = self.fitted[name], f"{self.path}.{name}"
         if isinstance(v, dict) and set(v) == {"$shared"}:
-            if self.owner is None: raise _corrupted(where, "a reference to shared arrays outside an ensemble")
+            if self.owner is None:
+                raise _corrupted(where,
+                                 "a reference to shared arrays outside an ensemble")
             self.decoded[name] = self.owner.get(v["$shared"])
         else: self.decoded[name] = decode_value(v, where, self)
         return self.decoded[name]
 
 def _fields(spec, keys, path):
     if not isinstance(spec, dict) or not set(keys) <= set(spec):
-        raise _corrupted(path, f"expected an object with the keys {', '.join(keys)}, got {str(spec)[:80]}")
+        raise _corrupted(
+            path,
+            f"expected an object with the keys {', '.join(keys)}, got {str(spec)[:80]}")
     return [spec[k] for k in keys]
 
 # %% ../nbs/20_model_files.ipynb #a6f02c2b
 def decode_estimator(spec, path="model", owner=None):
-    "The estimator that `encode_estimator` wrote: its class looked up in `ESTIMATORS` (never imported by name), its parameters set with `set_params`, then its fitted attributes."
+    """The estimator that `encode_estimator` wrote: its class looked up in `ESTIMATORS`
+    (never imported by name), its parameters set with `set_params`, then its fitted
+    attributes."""
     name, params, fitted = _fields(spec, ("class", "params", "fitted"), path)
     if name not in ESTIMATORS:
-        raise ModelFileError(f"{path}: the class {name!r} is not one this library loads ({', '.join(ESTIMATORS)}): the file was "
-                             "not written by climbing_trees, or was edited; nothing was imported or run")
-    if not isinstance(params, dict) or not isinstance(fitted, dict): raise _corrupted(path, "params and fitted must be objects")
+        raise ModelFileError(
+            f"{path}: the class {name!r} is not one this library loads "
+            f"({', '.join(ESTIMATORS)}): the file was "
+            "not written by climbing_trees, or was edited; "
+            "nothing was imported or run")
+    if not isinstance(params, dict) or not isinstance(fitted, dict):
+        raise _corrupted(path, "params and fitted must be objects")
     _attribute_names([*params, *fitted], path)
     estimator = ESTIMATORS[name]()
-    try: estimator.set_params(**{k: decode_value(v, f"{path}.{k}") for k, v in params.items()})
+    try:
+        estimator.set_params(
+            **{k: decode_value(v, f"{path}.{k}") for k, v in params.items()})
     except ValueError as error:
         if isinstance(error, ModelFileError): raise
         raise _corrupted(path, f"{name} refuses the parameters ({error})") from None
@@ -201,11 +312,15 @@ def decode_estimator(spec, path="model", owner=None):
     return estimator
 
 def decode_object(spec, path):
-    "An object of `OBJECTS` (the categorical encoder, a boosting loss) with the state `encode_value` wrote, made without calling its constructor."
+    """An object of `OBJECTS` (the categorical encoder, a boosting loss) with the state
+    `encode_value` wrote, made without calling its constructor."""
     name, state = _fields(spec, ("class", "state"), path)
     if name not in OBJECTS:
-        raise ModelFileError(f"{path}: the class {name!r} is not one this library loads ({', '.join(OBJECTS)}); nothing was imported or run")
-    if not isinstance(state, dict): raise _corrupted(path, "an object's state must be an object")
+        raise ModelFileError(
+            f"{path}: the class {name!r} is not one this library loads "
+            f"({', '.join(OBJECTS)}); nothing was imported or run")
+    if not isinstance(state, dict):
+        raise _corrupted(path, "an object's state must be an object")
     _attribute_names(state, path)
     obj = object.__new__(OBJECTS[name])
     obj.__dict__.update({k: decode_value(v, f"{path}.{k}") for k, v in state.items()})
@@ -213,23 +328,37 @@ def decode_object(spec, path):
 
 # %% ../nbs/20_model_files.ipynb #0ace54df
 def encode_arrays(obj, path):
-    "A `Tree` (or chapter 16's `EstimatorTree`, or its `Surrogates`) as its class name, its fields and any other attributes."
+    """A `Tree` (or chapter 16's `EstimatorTree`, or its `Surrogates`) as its class
+    name, its fields and any other attributes."""
     names = [f.name for f in fields(obj)]
-    return {"class": type(obj).__name__, "fields": {k: encode_value(getattr(obj, k), f"{path}.{k}") for k in names},
-            "attributes": {k: encode_value(v, f"{path}.{k}") for k, v in vars(obj).items() if k not in names}}
+    return {
+        "class": type(obj).__name__,
+        "fields": {k: encode_value(getattr(obj, k), f"{path}.{k}") for k in names},
+        "attributes": {
+            k: encode_value(v, f"{path}.{k}") for k, v in vars(obj).items()
+            if k not in names
+        }
+    }
 
-PER_NODE = tuple(f.name for f in fields(Tree) if f.name != "surrogates")     # chapter 2's arrays, one row per node
+# chapter 2's arrays, one row per node
+PER_NODE = tuple(f.name for f in fields(Tree) if f.name != "surrogates")
 
 def decode_arrays(spec, path):
-    "The tree (or surrogate tables) that `encode_arrays` wrote, its arrays checked by `check_tree` before any prediction reads them."
+    """The tree (or surrogate tables) that `encode_arrays` wrote, its arrays checked by
+    `check_tree` before any prediction reads them."""
     name, values, attributes = _fields(spec, ("class", "fields", "attributes"), path)
     if name not in ARRAYS:
-        raise ModelFileError(f"{path}: the class {name!r} is not one this library loads ({', '.join(ARRAYS)}); nothing was imported or run")
+        raise ModelFileError(
+            f"{path}: the class {name!r} is not one this library loads "
+            f"({', '.join(ARRAYS)}); nothing was imported or run")
     cls = ARRAYS[name]
     names = [f.name for f in fields(cls)]
     if not isinstance(values, dict) or sorted(values) != sorted(names):
-        raise _corrupted(path, f"a {name} has the fields {', '.join(names)}, the file gives {', '.join(map(str, values)) if isinstance(values, dict) else values!r}")
-    if not isinstance(attributes, dict): raise _corrupted(path, "attributes must be an object")
+        raise _corrupted(
+            path, f"a {name} has the fields {', '.join(names)}, the file gives "
+            f"{', '.join(map(str, values)) if isinstance(values, dict) else values!r}")
+    if not isinstance(attributes, dict):
+        raise _corrupted(path, "attributes must be an object")
     _attribute_names(attributes, path)
     obj = cls(**{k: decode_value(values[k], f"{path}.{k}") for k in names})
     for k, v in attributes.items(): setattr(obj, k, decode_value(v, f"{path}.{k}"))
@@ -239,52 +368,82 @@ def decode_arrays(spec, path):
 def _check_sizes(arrays, n, path, what):
     for k, a in arrays.items():
         if not isinstance(a, np.ndarray) or a.ndim < 1 or len(a) != n:
-            raise _corrupted(f"{path}.{k}", f"{what} needs {n} rows, the file gives {getattr(a, 'shape', type(a).__name__)}")
+            raise _corrupted(
+                f"{path}.{k}", f"{what} needs {n} rows, the file gives "
+                f"{getattr(a, 'shape', type(a).__name__)}")
 
 def check_tree(tree, path="tree"):
-    "Check the arrays of a tree read from a file: one row per node in every per-node array, children numbered after their parent (so every walk ends), features in range."
+    """Check the arrays of a tree read from a file: one row per node in every per-node
+    array, children numbered after their parent (so every walk ends), features in range.
+    """
     n = len(tree.children_left) if isinstance(tree.children_left, np.ndarray) else 0
     if n == 0: raise _corrupted(path, "a tree without nodes")
-    _check_sizes({k: getattr(tree, k) for k in PER_NODE}, n, path, f"a tree of {n} nodes")
+    _check_sizes({k: getattr(tree, k) for k in PER_NODE}, n, path,
+                 f"a tree of {n} nodes")
     left, right, node = tree.children_left, tree.children_right, np.arange(n)
-    if not all(a.dtype.kind in "iu" for a in (left, right, tree.feature)): raise _corrupted(path, "children and features must be integers")
+    if not all(a.dtype.kind in "iu" for a in (left, right, tree.feature)):
+        raise _corrupted(path, "children and features must be integers")
     leaf = left == LEAF
-    if not (((right == LEAF) == leaf).all() and (left[~leaf] > node[~leaf]).all() and (right[~leaf] > node[~leaf]).all()
-            and (np.concatenate([left[~leaf], right[~leaf]]) < n).all()):
-        raise _corrupted(path, "the children arrays do not describe a tree (a child must be a later node, a leaf has none)")
+    if not (((right == LEAF) == leaf).all() and (left[~leaf] > node[~leaf]).all() and
+            (right[~leaf] > node[~leaf]).all() and
+            (np.concatenate([left[~leaf], right[~leaf]]) < n).all()):
+        raise _corrupted(
+            path, "the children arrays do not describe a tree (a child must be a "
+            "later node, a leaf has none)")
     n_features = getattr(tree, "n_features", None)
     feature = tree.feature[~leaf]
-    if len(feature) and (feature.min() < 0 or n_features is not None and feature.max() >= n_features):
-        raise _corrupted(path, f"a split on feature {int(feature.max() if feature.min() >= 0 else feature.min())} of {n_features}")
-    n_outputs = getattr(tree, "n_outputs", None)                    # an estimator's tree_: scikit-learn's (nodes, outputs, classes)
-    if n_outputs is not None and (tree.value.ndim != 3 or tree.value.shape[1] != n_outputs):
-        raise _corrupted(f"{path}.value", f"an estimator's tree of {n_outputs} output(s) stores value as (nodes, {n_outputs}, classes), "
-                                          f"the file gives {tree.value.shape}")
+    if len(feature) and (feature.min() < 0
+                         or n_features is not None and feature.max() >= n_features):
+        raise _corrupted(
+            path, "a split on feature "
+            f"{int(feature.max() if feature.min() >= 0 else feature.min())} of "
+            f"{n_features}")
+    # an estimator's tree_: scikit-learn's (nodes, outputs, classes)
+    n_outputs = getattr(tree, "n_outputs", None)
+    if n_outputs is not None and (tree.value.ndim != 3
+                                  or tree.value.shape[1] != n_outputs):
+        raise _corrupted(
+            f"{path}.value",
+            f"an estimator's tree of {n_outputs} output(s) stores value as "
+            f"(nodes, {n_outputs}, classes), "
+            f"the file gives {tree.value.shape}")
     if tree.surrogates is not None and len(tree.surrogates.start) != n + 1:
-        raise _corrupted(f"{path}.surrogates", f"surrogate tables for {len(tree.surrogates.start) - 1} nodes in a tree of {n}")
+        raise _corrupted(
+            f"{path}.surrogates",
+            f"surrogate tables for {len(tree.surrogates.start) - 1} nodes in a "
+            f"tree of {n}")
 
 def check_surrogates(table, path="surrogates"):
-    "Check surrogate tables read from a file: `start` rises from 0 to the number of surrogates, and every table has that many rows."
+    """Check surrogate tables read from a file: `start` rises from 0 to the number of
+    surrogates, and every table has that many rows."""
     start = table.start
-    if not (isinstance(start, np.ndarray) and start.ndim == 1 and len(start) and start[0] == 0 and (np.diff(start) >= 0).all()):
+    if not (isinstance(start, np.ndarray) and start.ndim == 1 and len(start)
+            and start[0] == 0 and (np.diff(start) >= 0).all()):
         raise _corrupted(f"{path}.start", "it must rise from 0")
-    _check_sizes({f.name: getattr(table, f.name) for f in fields(table) if f.name != "start"}, int(start[-1]), path,
-                 f"{int(start[-1])} surrogates")
+    _check_sizes(
+        {f.name: getattr(table, f.name) for f in fields(table) if f.name != "start"},
+        int(start[-1]), path, f"{int(start[-1])} surrogates")
 
 # %% ../nbs/20_model_files.ipynb #aaae02ad
 def _body(model):
-    "The model part of a file, as compact JSON text (no NaN or infinity: `encode_value` tags them)."
+    """The model part of a file, as compact JSON text (no NaN or infinity:
+    `encode_value` tags them)."""
     return json.dumps(model, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 def _digest(body): return hashlib.sha256(body.encode("utf-8")).hexdigest()
 
 def to_json(model):
-    "A fitted (or unfitted) tree, forest or boosting model of this library as the text of a versioned JSON model file."
+    """A fitted (or unfitted) tree, forest or boosting model of this library as the text
+    of a versioned JSON model file."""
     if MODELS.get(type(model).__name__) is not type(model):
-        raise TypeError(f"to_json stores the estimators of climbing_trees ({', '.join(MODELS)}), got {type(model).__name__}")
+        raise TypeError("to_json stores the estimators of climbing_trees "
+                        f"({', '.join(MODELS)}), got {type(model).__name__}")
     body = _body(encode_value(model, "model"))
-    header = {"format": FORMAT, "format_version": FORMAT_VERSION, "library_version": LIBRARY_VERSION,
-              "estimator": type(model).__name__, "sha256": _digest(body)}
+    header = {
+        "format": FORMAT, "format_version": FORMAT_VERSION,
+        "library_version": LIBRARY_VERSION, "estimator": type(model).__name__,
+        "sha256": _digest(body)
+    }
     return json.dumps(header, separators=(",", ":"))[:-1] + ',"model":' + body + "}"
 
 _PREFIX = '{"format":"' + FORMAT + '"'
@@ -292,40 +451,67 @@ _PREFIX = '{"format":"' + FORMAT + '"'
 def _no_constants(name): raise ValueError(f"{name} is not JSON")
 
 def from_json(text):
-    "The model of a JSON model file's text, rebuilt from the library's own classes only, after checking its format, version and checksum; a `ModelFileError` says what is wrong and what to do."
+    """The model of a JSON model file's text, rebuilt from the library's own classes
+    only, after checking its format, version and checksum; a `ModelFileError` says what
+    is wrong and what to do."""
     if isinstance(text, (bytes, bytearray)):
         try: text = bytes(text).decode("utf-8")
-        except UnicodeDecodeError: raise ModelFileError("not a climbing_trees model file: it is not text (UTF-8)") from None
-    if not isinstance(text, str): raise TypeError(f"from_json reads the text of a model file (str), got {type(text).__name__}")
+        except UnicodeDecodeError:
+            raise ModelFileError(
+                "not a climbing_trees model file: it is not text (UTF-8)") from None
+    if not isinstance(text, str):
+        raise TypeError("from_json reads the text of a model file (str), got "
+                        f"{type(text).__name__}")
     ours = text.lstrip().startswith(_PREFIX)
     try: document = json.loads(text, parse_constant=_no_constants)
     except ValueError as error:
-        if ours: raise ModelFileError(f"the model file is not complete JSON ({error}): it was truncated or damaged; "
-                                      "save the model again") from None
-        raise ModelFileError(f"not a climbing_trees model file: it is not JSON ({error}), and a model file begins {_PREFIX}") from None
+        if ours:
+            raise ModelFileError(
+                f"the model file is not complete JSON ({error}): it was truncated "
+                "or damaged; "
+                "save the model again") from None
+        raise ModelFileError(
+            f"not a climbing_trees model file: it is not JSON ({error}), and a "
+            f"model file begins {_PREFIX}") from None
     if not isinstance(document, dict) or document.get("format") != FORMAT:
-        raise ModelFileError(f"not a climbing_trees model file: its 'format' must be {FORMAT!r}")
-    version, writer = document.get("format_version"), document.get("library_version", "an unknown version")
+        raise ModelFileError(
+            f"not a climbing_trees model file: its 'format' must be {FORMAT!r}")
+    version, writer = document.get("format_version"), document.get(
+        "library_version", "an unknown version")
     if version != FORMAT_VERSION:
-        remedy = ("upgrade climbing_trees to a version that reads it" if isinstance(version, int) and version > FORMAT_VERSION else
-                  f"load it with climbing_trees {writer}, which wrote it, and refit or save it again with this version")
-        raise ModelFileError(f"this model file was written by format version {version} (climbing_trees {writer}); this library "
-                             f"(climbing_trees {LIBRARY_VERSION}) reads format version {FORMAT_VERSION}: {remedy}")
-    missing = [k for k in ("library_version", "estimator", "sha256", "model") if k not in document]
+        remedy = ("upgrade climbing_trees to a version that reads it"
+                  if isinstance(version, int) and version > FORMAT_VERSION else
+                  f"load it with climbing_trees {writer}, which wrote it, "
+                  "and refit or save it again with this version")
+        raise ModelFileError(f"this model file was written by format version {version} "
+                             f"(climbing_trees {writer}); this library "
+                             f"(climbing_trees {LIBRARY_VERSION}) reads "
+                             f"format version {FORMAT_VERSION}: {remedy}")
+    missing = [
+        k for k in ("library_version", "estimator", "sha256", "model")
+        if k not in document
+    ]
     if missing: raise _corrupted("model file", f"it lacks {', '.join(missing)}")
     if _digest(_body(document["model"])) != document["sha256"]:
-        raise _corrupted("model file", "its checksum does not match its content (a byte changed after it was written)")
+        raise _corrupted(
+            "model file",
+            "its checksum does not match its content (a byte changed after it "
+            "was written)")
     try: model = decode_value(document["model"], "model")
     except ModelFileError: raise
     except (KeyError, IndexError, TypeError, ValueError, AttributeError) as error:
         raise _corrupted("model", f"{type(error).__name__}: {error}") from None
-    if type(model).__name__ != document["estimator"] or type(model) is not MODELS.get(document["estimator"]):
-        raise _corrupted("model", f"the header names {document['estimator']!r}, the file holds {type(model).__name__}")
+    if type(model).__name__ != document["estimator"] or type(model) is not MODELS.get(
+            document["estimator"]):
+        raise _corrupted(
+            "model", f"the header names {document['estimator']!r}, the file holds "
+            f"{type(model).__name__}")
     return model
 
 # %% ../nbs/20_model_files.ipynb #2a613c5f
 def save(model, path):
-    "Write `model` to the JSON model file `path` (gzip-compressed if the name ends in .gz); returns the path."
+    """Write `model` to the JSON model file `path` (gzip-compressed if the name ends in
+    .gz); returns the path."""
     path, data = Path(path), to_json(model).encode("utf-8")
     path.write_bytes(gzip.compress(data, mtime=0) if path.suffix == ".gz" else data)
     return path
@@ -333,12 +519,20 @@ def save(model, path):
 _PICKLE, _GZIP = b"\x80", b"\x1f\x8b"
 
 def load(path):
-    "The model in the JSON model file `path` (compressed or not), read without running any code from it."
+    """The model in the JSON model file `path` (compressed or not), read without running
+    any code from it."""
     data = Path(path).read_bytes()
     if data[:2] == _GZIP:
         try: data = gzip.decompress(data)
-        except (EOFError, OSError) as error: raise ModelFileError(f"{path}: the compressed file is damaged or truncated ({error}); save the model again") from None
+        except (EOFError, OSError) as error:
+            raise ModelFileError(
+                f"{path}: the compressed file is damaged or truncated ({error}); "
+                "save the model again") from None
     if data[:1] == _PICKLE:
-        raise ModelFileError(f"{path} is a pickle, not a JSON model file: loading a pickle runs the code it names, so load() "
-                             "does not read it; unpickle it only if you trust its source, then save(model, path) writes a model file")
+        raise ModelFileError(
+            f"{path} is a pickle, not a JSON model file: loading a pickle runs "
+            "the code it names, so load() "
+            "does not read it; unpickle it only if you "
+            "trust its source, then save(model, path) "
+            "writes a model file")
     return from_json(data)

@@ -7,7 +7,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Callable, Sequence
 import numpy as np
-from .impurity import CLASS_IMPURITY, REGRESSION_IMPURITY, REGRESSION_VALUE, split_impurity
+from .impurity import (
+    CLASS_IMPURITY, REGRESSION_IMPURITY, REGRESSION_VALUE, split_impurity)
 from .tree import Split
 
 
@@ -18,7 +19,8 @@ __all__ = ['TIE_TOLERANCE', 'FEATURE_THRESHOLD', 'ColumnSearch', 'midpoints', 'c
 
 # %% ../nbs/03_naive_split.ipynb #cfc1b384
 def midpoints(lower, upper):
-    "Thresholds between consecutive distinct values `lower < upper`: midpoints that keep `lower` left and `upper` right."
+    """Thresholds between consecutive distinct values `lower < upper`: midpoints that
+    keep `lower` left and `upper` right."""
     lower, upper = np.asarray(lower, dtype=float), np.asarray(upper, dtype=float)
     mid = lower / 2.0 + upper / 2.0
     return np.where((mid >= upper) | ~np.isfinite(mid), lower, mid)
@@ -29,32 +31,46 @@ def candidate_thresholds(x):
     return midpoints(values[:-1], values[1:])
 
 # %% ../nbs/03_naive_split.ipynb #671c56f0
-def admissible_cuts(n_left, n_right, positive_left, positive_right, min_samples_leaf=1, weight_left=None, weight_right=None,
-                    min_weight_leaf=0.0):
-    "Which cuts every search of the book may use: at least `min_samples_leaf` samples, some of positive weight and (when `min_weight_leaf` > 0) that much weight on each side."
-    admissible = ((np.asarray(n_left) >= min_samples_leaf) & (np.asarray(n_right) >= min_samples_leaf)
+def admissible_cuts(n_left, n_right, positive_left, positive_right, min_samples_leaf=1,
+                    weight_left=None, weight_right=None, min_weight_leaf=0.0):
+    """Which cuts every search of the book may use: at least `min_samples_leaf` samples,
+    some of positive weight and (when `min_weight_leaf` > 0) that much weight on each
+    side."""
+    admissible = ((np.asarray(n_left) >= min_samples_leaf) &
+                  (np.asarray(n_right) >= min_samples_leaf)
                   & (np.asarray(positive_left) > 0) & (np.asarray(positive_right) > 0))
     if min_weight_leaf > 0:
-        if weight_left is None or weight_right is None: raise ValueError("min_weight_leaf needs weight_left and weight_right")
-        admissible = admissible & (np.asarray(weight_left) >= min_weight_leaf) & (np.asarray(weight_right) >= min_weight_leaf)
+        if weight_left is None or weight_right is None:
+            raise ValueError("min_weight_leaf needs weight_left and weight_right")
+        admissible = admissible & (np.asarray(weight_left) >= min_weight_leaf) & (
+            np.asarray(weight_right) >= min_weight_leaf)
     return admissible
 
 # %% ../nbs/03_naive_split.ipynb #96d76c1b
-def naive_split_curve(x, y, sample_weight, criterion, n_classes=None, min_samples_leaf=1, min_weight_leaf=0.0, missing_left=False):
-    "Every admissible threshold of feature column `x` and the children's weighted impurity $i(s)$ there, recomputed from scratch; missing values (NaN) go left if `missing_left`, else right, where a last cut `inf` separates known from missing."
+def naive_split_curve(x, y, sample_weight, criterion, n_classes=None,
+                      min_samples_leaf=1, min_weight_leaf=0.0, missing_left=False):
+    """Every admissible threshold of feature column `x` and the children's weighted
+    impurity $i(s)$ there, recomputed from scratch; missing values (NaN) go left if
+    `missing_left`, else right, where a last cut `inf` separates known from missing."""
     x = np.asarray(x, dtype=float)
     positive, missing = sample_weight > 0, np.isnan(x)
     cuts = candidate_thresholds(x[~missing])
-    if missing.any() and not missing_left: cuts = np.append(cuts, np.inf)      # known | missing
+    # known | missing
+    if missing.any() and not missing_left: cuts = np.append(cuts, np.inf)
     thresholds, values = [], []
     for tau in cuts:
         left = (x <= tau) | (missing & missing_left)
-        n_left, positive_left, weight_left = int(left.sum()), int(positive[left].sum()), sample_weight[left].sum()
-        if not admissible_cuts(n_left, len(x) - n_left, positive_left, int(positive.sum()) - positive_left, min_samples_leaf,
-                               weight_left, sample_weight[~left].sum(), min_weight_leaf):
+        n_left, positive_left, weight_left = int(left.sum()), int(
+            positive[left].sum()), sample_weight[left].sum()
+        if not admissible_cuts(n_left,
+                               len(x) - n_left, positive_left,
+                               int(positive.sum()) - positive_left, min_samples_leaf,
+                               weight_left, sample_weight[~left].sum(),
+                               min_weight_leaf):
             continue
         value = split_impurity(y, left, criterion, n_classes, sample_weight)
-        if not np.isfinite(value): continue          # a Poisson child whose targets sum to zero: no log-likelihood
+        # a Poisson child whose targets sum to zero: no log-likelihood
+        if not np.isfinite(value): continue
         thresholds.append(tau)
         values.append(value)
     return np.array(thresholds), np.array(values)
@@ -63,35 +79,55 @@ def naive_split_curve(x, y, sample_weight, criterion, n_classes=None, min_sample
 TIE_TOLERANCE = 1e-10
 
 def ties_with_best(values, best, scale):
-    "Which `values` are within `TIE_TOLERANCE * scale` of the `best` (smallest) one: the candidates the tie rule chooses among."
+    """Which `values` are within `TIE_TOLERANCE * scale` of the `best` (smallest) one:
+    the candidates the tie rule chooses among."""
     return np.asarray(values) <= best + TIE_TOLERANCE * np.abs(scale)
 
 def first_best(values, scale):
-    "Index of the first entry of `values` within `TIE_TOLERANCE * scale` of their minimum (`scale`: the node's impurity)."
+    """Index of the first entry of `values` within `TIE_TOLERANCE * scale` of their
+    minimum (`scale`: the node's impurity)."""
     values = np.asarray(values, dtype=float)
     return int(np.flatnonzero(ties_with_best(values, values.min(), scale))[0])
 
 # %% ../nbs/03_naive_split.ipynb #d87cb5bc
 def node_summary(y, w, criterion, n_classes=None):
-    "A node's value and impurity, for arrays the grower checked at its entrance: one bincount, or chapter 1's regression formulas (of each column of a 2-D `y`, several outputs: their values, and the mean of their impurities)."
+    """A node's value and impurity, for arrays the grower checked at its entrance: one
+    bincount, or chapter 1's regression formulas (of each column of a 2-D `y`, several
+    outputs: their values, and the mean of their impurities)."""
     if n_classes is None and np.ndim(y) == 2:
-        return (np.array([REGRESSION_VALUE[criterion](y[:, o], w) for o in range(y.shape[1])]),
-                float(np.mean([REGRESSION_IMPURITY[criterion](y[:, o], w) for o in range(y.shape[1])])))
-    if n_classes is None: return np.array([REGRESSION_VALUE[criterion](y, w)]), REGRESSION_IMPURITY[criterion](y, w)
+        return (np.array(
+            [REGRESSION_VALUE[criterion](y[:, o], w) for o in range(y.shape[1])]),
+                float(
+                    np.mean([
+                        REGRESSION_IMPURITY[criterion](y[:, o], w)
+                        for o in range(y.shape[1])
+                    ])))
+    if n_classes is None:
+        return np.array([REGRESSION_VALUE[criterion](y, w)
+                         ]), REGRESSION_IMPURITY[criterion](y, w)
     counts = np.bincount(y, weights=w, minlength=n_classes)
-    p = counts / counts.sum()                  # not / w.sum(): one class present gives exactly 1, so a pure node has impurity 0
+    # not / w.sum(): one class present gives exactly 1, so a pure node has impurity 0
+    p = counts / counts.sum()
     return p, float(CLASS_IMPURITY[criterion](p))
 
 # %% ../nbs/03_naive_split.ipynb #21d2f5d5
-def naive_column_split(x, y, sample_weight, criterion, n_classes=None, min_samples_leaf=1, min_weight_leaf=0.0):
-    "Best `Split` of one feature column by brute force ($O(N^2)$), or None if no admissible cut exists; with missing values, two passes (missing right, then left)."
+def naive_column_split(x, y, sample_weight, criterion, n_classes=None,
+                       min_samples_leaf=1, min_weight_leaf=0.0):
+    """Best `Split` of one feature column by brute force ($O(N^2)$), or None if no
+    admissible cut exists; with missing values, two passes (missing right, then left).
+    """
     x = np.asarray(x, dtype=float)
-    curve = lambda missing_left: naive_split_curve(x, y, sample_weight, criterion, n_classes, min_samples_leaf, min_weight_leaf, missing_left)
-    passes = (False, True) if np.isnan(x).any() else (None,)      # None: no missing value, the side is not the search's to say
+    curve = lambda missing_left: naive_split_curve(
+        x, y, sample_weight, criterion, n_classes, min_samples_leaf, min_weight_leaf,
+        missing_left)
+    # None: no missing value, the side is not the search's to say
+    passes = (False, True) if np.isnan(x).any() else (None,)
     thresholds, values, sides = [], [], []
     for missing_left in passes:
         tau, value = curve(bool(missing_left))
-        thresholds += list(tau); values += list(value); sides += [missing_left] * len(tau)
+        thresholds += list(tau)
+        values += list(value)
+        sides += [missing_left] * len(tau)
     if len(values) == 0: return None
     best = first_best(values, node_summary(y, sample_weight, criterion, n_classes)[1])
     return Split(None, float(thresholds[best]), float(values[best]), sides[best])
@@ -100,29 +136,41 @@ def naive_column_split(x, y, sample_weight, criterion, n_classes=None, min_sampl
 FEATURE_THRESHOLD = 1e-7
 
 def column_ranges(X):
-    "Each column's smallest and largest known value (NaN when every value is missing) and whether it has a missing value (NaN)."
+    """Each column's smallest and largest known value (NaN when every value is missing)
+    and whether it has a missing value (NaN)."""
     return np.fmin.reduce(X, axis=0), np.fmax.reduce(X, axis=0), np.isnan(X).any(axis=0)
 
 def constant_features(lowest, highest, some_missing=False):
-    "Which features are constant in a node, given their smallest and largest known values there: range at most `FEATURE_THRESHOLD` (scikit-learn's rule) or missing at every row (NaN); a feature with both known and missing values is not (it can cut known | missing)."
+    """Which features are constant in a node, given their smallest and largest known
+    values there: range at most `FEATURE_THRESHOLD` (scikit-learn's rule) or missing at
+    every row (NaN); a feature with both known and missing values is not (it can cut
+    known | missing)."""
     lowest, highest = np.asarray(lowest, dtype=float), np.asarray(highest, dtype=float)
-    flat = ~(highest > lowest + FEATURE_THRESHOLD)          # NaN compares False: missing at every row counts as flat
+    # NaN compares False: missing at every row counts as flat
+    flat = ~(highest > lowest + FEATURE_THRESHOLD)
     return flat & ~(np.asarray(some_missing) & ~np.isnan(lowest))
 
 # %% ../nbs/03_naive_split.ipynb #6fa4cfb6
 ColumnSearch = Callable[..., "Split | None"]
 
 def best_split(X, y, sample_weight, criterion, n_classes=None, min_samples_leaf=1,
-               column_search: ColumnSearch | Sequence[ColumnSearch] = naive_column_split, features=None, min_weight_leaf=0.0):
-    "Best `Split` over the columns `features` of `X` (None: all; the first feature wins ties; constant columns are skipped), or None if none can be split."
+               column_search: ColumnSearch
+               | Sequence[ColumnSearch] = naive_column_split, features=None,
+               min_weight_leaf=0.0):
+    """Best `Split` over the columns `features` of `X` (None: all; the first feature
+    wins ties; constant columns are skipped), or None if none can be split."""
     n_features = X.shape[1]
-    searches = [column_search] * n_features if callable(column_search) else list(column_search)
+    searches = [column_search] * n_features if callable(column_search) else list(
+        column_search)
     if len(searches) != n_features:
-        raise ValueError(f"got {len(searches)} column searches for {n_features} features")
+        raise ValueError(
+            f"got {len(searches)} column searches for {n_features} features")
     found, constant = [], constant_features(*column_ranges(X))
     for j in range(n_features) if features is None else sorted(features):
         if constant[j]: continue
-        split = searches[j](X[:, j], y, sample_weight, criterion, n_classes, min_samples_leaf, min_weight_leaf=min_weight_leaf)
+        split = searches[j](X[:, j], y, sample_weight, criterion, n_classes,
+                            min_samples_leaf, min_weight_leaf=min_weight_leaf)
         if split is not None: found.append(replace(split, feature=j))
     if not found: return None
-    return found[first_best([s.impurity for s in found], node_summary(y, sample_weight, criterion, n_classes)[1])]
+    return found[first_best([s.impurity for s in found],
+                            node_summary(y, sample_weight, criterion, n_classes)[1])]

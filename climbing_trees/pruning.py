@@ -16,27 +16,35 @@ __all__ = ['node_risk', 'subtree_totals', 'effective_alphas', 'PruningPath', 'co
 
 # %% ../nbs/14_pruning.ipynb #c0a24e92
 def node_risk(tree, impurity=None):
-    "Risk R(t) = (W_t/W) i(t) of every node of a `Tree`: its stored impurity, or `impurity` ('gini', 'entropy', 'misclassification') recomputed from its class proportions."
+    """Risk R(t) = (W_t/W) i(t) of every node of a `Tree`: its stored impurity, or
+    `impurity` ('gini', 'entropy', 'misclassification') recomputed from its class
+    proportions."""
     if not isinstance(tree, Tree):
-        raise TypeError(f"node_risk expects a climbing_trees Tree (grown by chapter 4's grow_tree or chapter 8's grow_levelwise, "
+        raise TypeError("node_risk expects a climbing_trees Tree (grown by chapter 4's "
+                        "grow_tree or chapter 8's grow_levelwise, "
                         f"or an estimator's tree_), got {type(tree).__name__}")
     if impurity is None: i = tree.impurity
     elif isinstance(impurity, str) and impurity in CLASS_IMPURITY:
         p = flat_values(tree)
         if p.ndim != 2 or (p < 0).any() or not np.allclose(p.sum(axis=1), 1.0):
-            raise ValueError(f"impurity={impurity!r} needs class proportions: prune a classification tree, or use impurity=None")
+            raise ValueError(f"impurity={impurity!r} needs class proportions: prune a "
+                             "classification tree, or use impurity=None")
         i = CLASS_IMPURITY[impurity](p)
     else:
-        raise ValueError(f"unknown impurity {impurity!r}; choose None (the tree's own) or one of {', '.join(map(repr, CLASS_IMPURITY))}")
+        raise ValueError(
+            f"unknown impurity {impurity!r}; choose None (the tree's own) or "
+            f"one of {', '.join(map(repr, CLASS_IMPURITY))}")
     W = tree.weighted_n_node_samples
     return W * i / W[0]
 
 # %% ../nbs/14_pruning.ipynb #70ec3fcd
 def subtree_totals(tree, risk):
-    "For every node t, the risk R(T_t) of its branch (sum over the leaves below it) and its number of leaves |T_t|."
+    """For every node t, the risk R(T_t) of its branch (sum over the leaves below it)
+    and its number of leaves |T_t|."""
     leaf = tree.is_leaf
     branch_risk, n_leaves = np.where(leaf, risk, 0.0), leaf.astype(np.intp)
-    for nodes in reversed(nodes_by_depth(tree.children_left, tree.children_right)):   # chapter 2
+    # chapter 2
+    for nodes in reversed(nodes_by_depth(tree.children_left, tree.children_right)):
         inner = nodes[~leaf[nodes]]
         left, right = tree.children_left[inner], tree.children_right[inner]
         branch_risk[inner] = branch_risk[left] + branch_risk[right]
@@ -44,7 +52,8 @@ def subtree_totals(tree, risk):
     return branch_risk, n_leaves
 
 def effective_alphas(tree, risk):
-    "The effective alpha g(t) = (R(t) - R(T_t)) / (|T_t| - 1) of every internal node; NaN at the leaves."
+    """The effective alpha g(t) = (R(t) - R(T_t)) / (|T_t| - 1) of every internal node;
+    NaN at the leaves."""
     branch_risk, n_leaves = subtree_totals(tree, risk)
     g = np.full(tree.node_count, np.nan)
     inner = ~tree.is_leaf
@@ -54,12 +63,15 @@ def effective_alphas(tree, risk):
 # %% ../nbs/14_pruning.ipynb #f8228b01
 @dataclass(eq=False)
 class PruningPath:
-    "The weakest-link path: distinct `ccp_alphas` (from 0), the risk and leaf count of each subtree, and per node the alpha that cuts it."
+    """The weakest-link path: distinct `ccp_alphas` (from 0), the risk and leaf count of
+    each subtree, and per node the alpha that cuts it."""
     ccp_alphas: np.ndarray     # alpha_0 = 0 < alpha_1 < ... < alpha_m
     impurities: np.ndarray     # R(T_k), the total leaf risk of subtree k
     n_leaves: np.ndarray       # |leaves(T_k)|
-    node_alpha: np.ndarray     # per node: the alpha from which it is no longer internal (NaN at the leaves)
-    tolerance: float           # alphas this close are one step (chapter 3's tie tolerance on the root's risk)
+    # per node: the alpha from which it is no longer internal (NaN at the leaves)
+    node_alpha: np.ndarray
+    # alphas this close are one step (chapter 3's tie tolerance on the root's risk)
+    tolerance: float
 
 # %% ../nbs/14_pruning.ipynb #fa9fe863
 def _parents(tree):
@@ -70,13 +82,16 @@ def _parents(tree):
     return parent
 
 def cost_complexity_path(tree, impurity=None):
-    "The weakest-link `PruningPath` of a `Tree`: cut the links of smallest g(t), updating only their ancestors, with a lazy heap."
+    """The weakest-link `PruningPath` of a `Tree`: cut the links of smallest g(t),
+    updating only their ancestors, with a lazy heap."""
     risk = node_risk(tree, impurity)
     tolerance = TIE_TOLERANCE * risk[0]
     branch_risk, n_leaves = subtree_totals(tree, risk)
     inner = np.flatnonzero(~tree.is_leaf).tolist()
-    last_in_branch = np.arange(tree.node_count) + 2 * n_leaves - 1       # branch of t = nodes t .. last_in_branch[t] - 1
-    r, rb, nl, up = risk.tolist(), branch_risk.tolist(), n_leaves.tolist(), _parents(tree).tolist()
+    # branch of t = nodes t .. last_in_branch[t] - 1
+    last_in_branch = np.arange(tree.node_count) + 2 * n_leaves - 1
+    r, rb, nl, up = risk.tolist(), branch_risk.tolist(), n_leaves.tolist(), _parents(
+        tree).tolist()
     g = [np.inf] * tree.node_count
     for t in inner: g[t] = (r[t] - rb[t]) / (nl[t] - 1)
     heap = [(g[t], t) for t in inner]
@@ -86,8 +101,10 @@ def cost_complexity_path(tree, impurity=None):
     alphas, risks, leaves, alpha = [], [], [], 0.0
     while heap:
         g_t, t = heapq.heappop(heap)
-        if g_t != g[t] or removed[t]: continue                  # stale: t's g has grown since, or t went with a cut branch
-        if g_t > alpha + tolerance:                             # every link of the current alpha is cut: record T_k
+        # stale: t's g has grown since, or t went with a cut branch
+        if g_t != g[t] or removed[t]: continue
+        # every link of the current alpha is cut: record T_k
+        if g_t > alpha + tolerance:
             alphas.append(alpha); risks.append(rb[0]); leaves.append(nl[0])
             alpha = g_t
         cut_at[t] = alpha
@@ -95,26 +112,33 @@ def cost_complexity_path(tree, impurity=None):
         gained, lost = r[t] - rb[t], nl[t] - 1
         rb[t], nl[t], g[t] = r[t], 1, np.inf
         s = up[t]
-        while s >= 0:                                           # only the ancestors' branches change
+        # only the ancestors' branches change
+        while s >= 0:
             rb[s] += gained; nl[s] -= lost
             g[s] = (r[s] - rb[s]) / (nl[s] - 1)
             heapq.heappush(heap, (g[s], s))
             s = up[s]
     alphas.append(alpha); risks.append(rb[0]); leaves.append(nl[0])
     node_alpha, parent = cut_at, np.asarray(up)
-    for nodes in nodes_by_depth(tree.children_left, tree.children_right)[1:]:   # a node stops being internal when it or an ancestor is cut
+    # a node stops being internal when it or an ancestor is cut
+    for nodes in nodes_by_depth(tree.children_left, tree.children_right)[1:]:
         node_alpha[nodes] = np.minimum(node_alpha[nodes], node_alpha[parent[nodes]])
     node_alpha[tree.is_leaf] = np.nan
-    return PruningPath(np.array(alphas), np.array(risks), np.array(leaves, dtype=np.intp), node_alpha, tolerance)
+    return PruningPath(np.array(alphas), np.array(risks),
+                       np.array(leaves, dtype=np.intp), node_alpha, tolerance)
 
 # %% ../nbs/14_pruning.ipynb #f5161e3e
 def prune(tree, ccp_alpha, impurity=None):
-    "The subtree T(alpha) of a `Tree`: every internal node whose weakest-link alpha is at most `ccp_alpha` becomes a leaf."
-    if isinstance(ccp_alpha, bool) or not isinstance(ccp_alpha, (int, float, np.number)):
+    """The subtree T(alpha) of a `Tree`: every internal node whose weakest-link alpha is
+    at most `ccp_alpha` becomes a leaf."""
+    if isinstance(ccp_alpha, bool) or not isinstance(ccp_alpha,
+                                                     (int, float, np.number)):
         raise TypeError(f"ccp_alpha must be a number, got {ccp_alpha!r}")
-    if np.isnan(ccp_alpha) or ccp_alpha < 0: raise ValueError(f"ccp_alpha must be a non-negative number, got {ccp_alpha}")
+    if np.isnan(ccp_alpha) or ccp_alpha < 0:
+        raise ValueError(f"ccp_alpha must be a non-negative number, got {ccp_alpha}")
     return prune_with_path(tree, cost_complexity_path(tree, impurity), ccp_alpha)
 
 def prune_with_path(tree, path, ccp_alpha):
-    "T(alpha) from the `PruningPath` of `tree` computed once: cross-validation cuts one tree at many alphas."
+    """T(alpha) from the `PruningPath` of `tree` computed once: cross-validation cuts
+    one tree at many alphas."""
     return collapse(tree, np.flatnonzero(path.node_alpha <= ccp_alpha + path.tolerance))

@@ -21,55 +21,77 @@ def _rows(X, index):
     return X.iloc[index] if hasattr(X, "iloc") else np.asarray(X)[index]
 
 def _losses(estimator, X, y):
-    "Loss of each row under a fitted tree: 0/1 misclassification for a classifier, squared error for a regressor."
+    """Loss of each row under a fitted tree: 0/1 misclassification for a classifier,
+    squared error for a regressor."""
     prediction = estimator.predict(X)
-    return (prediction != y).astype(float) if is_classifier(estimator) else (prediction - y) ** 2
+    return (prediction != y).astype(float) if is_classifier(estimator) else (prediction
+                                                                             - y) ** 2
 
 def _splitter(cv, classifier, random_state):
-    "A cross-validation splitter: shuffled (stratified for a classifier) K folds for an integer `cv`, else `cv` itself."
+    """A cross-validation splitter: shuffled (stratified for a classifier) K folds for
+    an integer `cv`, else `cv` itself."""
     if isinstance(cv, (int, np.integer)) and not isinstance(cv, bool):
         if cv < 2: raise ValueError(f"cv must be at least 2 folds, got {cv}")
-        return (StratifiedKFold if classifier else KFold)(n_splits=cv, shuffle=True, random_state=random_state)
+        return (StratifiedKFold if classifier else KFold)(n_splits=cv, shuffle=True,
+                                                          random_state=random_state)
     if hasattr(cv, "split") and not isinstance(cv, str): return cv
-    raise TypeError(f"cv must be a number of folds or a splitter with a split method, got {type(cv).__name__}")
+    raise TypeError(
+        "cv must be a number of folds or a splitter with a split method, got "
+        f"{type(cv).__name__}")
 
 # %% ../nbs/17_selection.ipynb #2f1dc2e0
-def cv_alpha_table(estimator, X, y, cv=5, sample_weight=None, impurity=None, random_state=0):
-    "rpart's cp table: every tree of the pruning path of `estimator` grown on (X, y), its leaves, training error, K-fold CV error and standard error."
+def cv_alpha_table(estimator, X, y, cv=5, sample_weight=None, impurity=None,
+                   random_state=0):
+    """rpart's cp table: every tree of the pruning path of `estimator` grown on (X, y),
+    its leaves, training error, K-fold CV error and standard error."""
     if not isinstance(estimator, BaseDecisionTree):
-        raise TypeError(f"estimator must be a climbing_trees DecisionTreeClassifier or DecisionTreeRegressor, got {type(estimator).__name__}")
+        raise TypeError("estimator must be a climbing_trees DecisionTreeClassifier or "
+                        f"DecisionTreeRegressor, got {type(estimator).__name__}")
     y = np.asarray(y)
     w = check_sample_weight(sample_weight, len(y))
     splitter = _splitter(cv, is_classifier(estimator), random_state)
     full = clone(estimator).set_params(ccp_alpha=0.0).fit(X, y, sample_weight=w)
     grown_tree, path = full.tree_, cost_complexity_path(full.tree_, impurity)
     alphas = path.ccp_alphas
-    between = np.sqrt(alphas * np.append(alphas[1:], np.inf))            # rpart's geometric means; inf for the root
+    # rpart's geometric means; inf for the root
+    between = np.sqrt(alphas * np.append(alphas[1:], np.inf))
     training = []
     for a in alphas:
         full._install(prune_with_path(grown_tree, path, a))
         training.append(np.average(_losses(full, X, y), weights=w))
     losses = np.full((len(y), len(alphas)), np.nan)
     for train, test in splitter.split(np.zeros((len(y), 1)), y):
-        fold = clone(estimator).set_params(ccp_alpha=0.0).fit(_rows(X, train), y[train], sample_weight=w[train])
-        fold_tree, fold_path, X_test = fold.tree_, cost_complexity_path(fold.tree_, impurity), _rows(X, test)
+        fold = clone(estimator).set_params(ccp_alpha=0.0).fit(
+            _rows(X, train), y[train], sample_weight=w[train])
+        fold_tree, fold_path, X_test = fold.tree_, cost_complexity_path(
+            fold.tree_, impurity), _rows(X, test)
         for k, beta in enumerate(between):
             fold._install(prune_with_path(fold_tree, fold_path, beta))
             losses[test, k] = _losses(fold, X_test, y[test])
-    if np.isnan(losses).any(): raise ValueError("the cross-validation splitter left some rows out of every test fold")
+    if np.isnan(losses).any():
+        raise ValueError(
+            "the cross-validation splitter left some rows out of every test fold")
     cv_error = w @ losses / w.sum()
     cv_se = np.sqrt(w @ (losses - cv_error) ** 2 / w.sum() / len(y))
-    return pd.DataFrame({"alpha": alphas, "alpha_cv": between, "n_leaves": path.n_leaves, "impurity": path.impurities,
-                         "train_error": training, "cv_error": cv_error, "cv_se": cv_se})
+    return pd.DataFrame({
+        "alpha": alphas, "alpha_cv": between, "n_leaves": path.n_leaves,
+        "impurity": path.impurities, "train_error": training, "cv_error": cv_error,
+        "cv_se": cv_se
+    })
 
 # %% ../nbs/17_selection.ipynb #24871222
 def one_standard_error_alpha(table):
-    "The alpha of the simplest tree of a `cv_alpha_table` whose CV error is within one standard error of the smallest."
+    """The alpha of the simplest tree of a `cv_alpha_table` whose CV error is within one
+    standard error of the smallest."""
     missing = {"alpha", "n_leaves", "cv_error", "cv_se"} - set(table.columns)
-    if missing: raise ValueError(f"table lacks the column(s) {', '.join(sorted(missing))}: pass the table of cv_alpha_table")
+    if missing:
+        raise ValueError(
+            f"table lacks the column(s) {', '.join(sorted(missing))}: pass the "
+            "table of cv_alpha_table")
     if len(table) == 0: raise ValueError("the table is empty")
     error, se, leaves = (table[c].to_numpy() for c in ("cv_error", "cv_se", "n_leaves"))
     tied = np.flatnonzero(error == error.min())
-    best = tied[np.argmin(leaves[tied])]                              # among equal minima, the simplest tree
+    # among equal minima, the simplest tree
+    best = tied[np.argmin(leaves[tied])]
     within = np.flatnonzero(error <= error[best] + se[best])
     return float(table["alpha"].to_numpy()[within[np.argmin(leaves[within])]])

@@ -12,7 +12,8 @@ import numpy as np
 from sklearn.utils import check_random_state
 from .naive import admissible_cuts, midpoints, FEATURE_THRESHOLD
 from .criteria import ClassificationCriterion, criterion_of
-from .frontier import segment_first_best, segment_starts, segmented_cumsum, _left_sums
+from .frontier import (
+    segment_first_best, segment_starts, segmented_cumsum, _left_sums)
 from .categorical import _left_is_heavier
 from .levelwise import NodeSplits, _per_tree
 from .counting import COUNTING, _broadcast_rows, _level_split, _proxies
@@ -165,7 +166,8 @@ def by_values_search(plan, X, rows=None, max_values=BY_VALUES_WIDTH, classes_onl
     if n_levelled and width > 64: return None        # a node's levels left: 64 bits
     block = max(1, BY_VALUES_BLOCK // N)                          # columns a block
     flat_codes = codes.reshape(-1)                               # keys j W + code, j
-    keyed = np.int32 if N * max(block, D) * width < 2 ** 31 else np.intp   # j in a block
+    # j in a block
+    keyed = np.int32 if N * max(block, D) * width < 2 ** 31 else np.intp
     levelled = np.zeros(D, dtype=bool)                            # categorical columns
     levelled[list(plan.categorical)] = True
     level = np.full(values.shape, -1, dtype=np.intp)      # their codes' levels (-1: no
@@ -389,30 +391,45 @@ def by_values_search(plan, X, rows=None, max_values=BY_VALUES_WIDTH, classes_onl
         return results()
     return search
 
-BY_VALUES = replace(COUNTING, by_values=by_values_search)  # and without orders if it may
+# and without orders if it may
+BY_VALUES = replace(COUNTING, by_values=by_values_search)
 
 # %% ../nbs/12_without_orders.ipynb #87e33dde
-MAX_BINS = 255                # scikit-learn HistGradientBoosting's default number of bins (its bin of missing values aside)
-BINNING_SUBSAMPLE = 200_000   # the thresholds are found from at most this many rows (its `subsample`)
+# scikit-learn HistGradientBoosting's default number of bins (its bin of missing values
+# aside)
+MAX_BINS = 255
+# the thresholds are found from at most this many rows (its `subsample`)
+BINNING_SUBSAMPLE = 200_000
 
-ALMOST_INF = 1e300            # no threshold is inf: that one is the cut "known | missing"
+# no threshold is inf: that one is the cut "known | missing"
+ALMOST_INF = 1e300
 
 def bin_thresholds(x, max_bins=MAX_BINS):
-    "The bin thresholds of one column as scikit-learn's HistGradientBoosting finds them: the midpoints of its distinct values if it has at most `max_bins`, else its distinct percentiles at 1/max_bins, ..., (max_bins - 1)/max_bins (the 'averaged inverted CDF'), at most `ALMOST_INF`; missing values (NaN) ignored. A value x falls in bin b, the number of thresholds below x."
+    """The bin thresholds of one column as scikit-learn's HistGradientBoosting finds
+    them: the midpoints of its distinct values if it has at most `max_bins`, else its
+    distinct percentiles at 1/max_bins, ..., (max_bins - 1)/max_bins (the 'averaged
+    inverted CDF'), at most `ALMOST_INF`; missing values (NaN) ignored. A value x falls
+    in bin b, the number of thresholds below x."""
     x = np.asarray(x, dtype=float)
     x = np.sort(x[~np.isnan(x)])
     distinct = np.unique(x)
     if len(distinct) <= max_bins: thresholds = (distinct[:-1] + distinct[1:]) * 0.5
-    else: thresholds = np.unique(np.percentile(x, np.linspace(0, 100, max_bins + 1)[1:-1], method="averaged_inverted_cdf"))
+    else:
+        thresholds = np.unique(
+            np.percentile(x,
+                          np.linspace(0, 100, max_bins + 1)[1:-1],
+                          method="averaged_inverted_cdf"))
     return np.minimum(thresholds, ALMOST_INF)
 
 class Binning(NamedTuple):
-    "Each column's bin thresholds (None: the column is left as it is, a categorical one)."
+    """Each column's bin thresholds (None: the column is left as it is, a categorical
+    one)."""
     thresholds: tuple
 
     def codes(self, X, small=False):
         """A copy of `X` with each binned column replaced by its bin numbers, as float32
-        (the grower's `X`, half the memory of float64, exact up to 2**24 bins); NaN stays
+        (the grower's `X`, half the memory of float64, exact up to 2**24 bins); NaN
+        stays
         NaN. `small`: as bytes instead, column-major (a column's codes together), if
         every column is binned into at most 256 bins and none is missing: a quarter of
         the memory, and chapter 8's grower takes them as codes."""
@@ -431,26 +448,46 @@ class Binning(NamedTuple):
         return out
 
     def real_thresholds(self, feature, threshold):
-        "Thresholds on X's scale for numeric splits on the codes of `feature` at `threshold` (arrays): a cut at t between two bins of a binned column becomes x <= its threshold floor(t), the upper edge of bin floor(t), which sends the same rows left; inf (known | missing), NaN (a categorical split) and the cuts of columns not binned stay."
+        """Thresholds on X's scale for numeric splits on the codes of `feature` at
+        `threshold` (arrays): a cut at t between two bins of a binned column becomes x
+        <= its threshold floor(t), the upper edge of bin floor(t), which sends the same
+        rows left; inf (known | missing), NaN (a categorical split) and the cuts of
+        columns not binned stay."""
         threshold = np.array(threshold, dtype=float)
         for j, t in enumerate(self.thresholds):
-            at = np.flatnonzero((feature == j) & np.isfinite(threshold)) if t is not None else ()
+            at = np.flatnonzero((feature == j)
+                                & np.isfinite(threshold)) if t is not None else ()
             if len(at): threshold[at] = t[np.floor(threshold[at]).astype(np.intp)]
         return threshold
 
-def fit_binning(X, max_bins=MAX_BINS, columns=None, subsample=BINNING_SUBSAMPLE, random_state=None):
-    "The `Binning` of `X`'s `columns` (default: all of them): each one's `bin_thresholds`, from `subsample` rows drawn with replacement by `random_state` if X has more (scikit-learn's rule, for unweighted rows)."
-    if isinstance(max_bins, bool) or not isinstance(max_bins, numbers.Integral) or not 2 <= max_bins <= 2 ** 16:
-        raise ValueError(f"max_bins must be None (no binning: the exact search) or an integer from 2 to 65536, got {max_bins!r}")
+def fit_binning(X, max_bins=MAX_BINS, columns=None, subsample=BINNING_SUBSAMPLE,
+                random_state=None):
+    """The `Binning` of `X`'s `columns` (default: all of them): each one's
+    `bin_thresholds`, from `subsample` rows drawn with replacement by `random_state` if
+    X has more (scikit-learn's rule, for unweighted rows)."""
+    if isinstance(max_bins, bool) or not isinstance(
+            max_bins, numbers.Integral) or not 2 <= max_bins <= 2 ** 16:
+        raise ValueError("max_bins must be None (no binning: the exact search) or an "
+                         f"integer from 2 to 65536, got {max_bins!r}")
     X = np.asarray(X, dtype=float)
-    if len(X) > subsample: X = X[check_random_state(random_state).choice(len(X), subsample, replace=True)]
-    columns = set(range(X.shape[1]) if columns is None else np.asarray(columns, dtype=np.intp).tolist())
-    return Binning(tuple(bin_thresholds(X[:, j], int(max_bins)) if j in columns else None for j in range(X.shape[1])))
+    if len(X) > subsample:
+        X = X[check_random_state(random_state).choice(len(X), subsample, replace=True)]
+    columns = set(
+        range(X.shape[1]) if columns is
+        None else np.asarray(columns, dtype=np.intp).tolist())
+    return Binning(
+        tuple(
+            bin_thresholds(X[:, j], int(max_bins)) if j in columns else None
+            for j in range(X.shape[1])))
 
 def unbin_tree(tree, binning):
-    "`tree`, grown on `binning.codes(X)`, with the thresholds of its numeric splits (and of its numeric surrogates) put back on `X`'s scale."
-    tree = replace(tree, threshold=binning.real_thresholds(tree.feature, tree.threshold))
+    """`tree`, grown on `binning.codes(X)`, with the thresholds of its numeric splits
+    (and of its numeric surrogates) put back on `X`'s scale."""
+    tree = replace(tree, threshold=binning.real_thresholds(tree.feature,
+                                                           tree.threshold))
     if tree.surrogates is not None:
         s = tree.surrogates
-        tree = replace(tree, surrogates=replace(s, threshold=binning.real_thresholds(s.feature, s.threshold)))
+        tree = replace(
+            tree, surrogates=replace(
+                s, threshold=binning.real_thresholds(s.feature, s.threshold)))
     return tree
