@@ -32,7 +32,7 @@ def segmented_cumsum(values, counts, out=None, starts=None):
     to_floats = own and out is not None and out.dtype.kind == "f"
     cumulative = np.cumsum(values, axis=-1, dtype=values.dtype if own else None,
                            out=None if to_floats else out)
-    # one segment: the running total is the answer
+    # several segments: each less the total before it (one: the total is the answer)
     if len(counts) > 1:
         before = np.zeros(values.shape[:-1] + (len(counts),), dtype=cumulative.dtype)
         starts = segment_starts(counts) if starts is None else starts
