@@ -127,7 +127,7 @@ def repaired_sort(columns):
 def stable_argsort(columns):
     """`np.argsort(columns, axis=1, kind='stable')` of float rows by numpy's faster
     default sort, which may leave equal values in any order: a row with NaN has its
-    known values sorted alone (the default sort slows down several times among NaN) and
+    known values sorted alone (NaN can slow numpy's default sort) and
     its NaN rows appended in row order; a row's ties are then put in row order by a
     radix sort of each row's rank among the distinct values (1 or 2 bytes: linear), or
     past 2**16 of them by sorting the tied positions by (rank, row)."""
