@@ -17,7 +17,8 @@ def jupyter_book_chapters():
     toc = yaml.safe_load((NBS / "_toc.yml").read_text())
     files = [toc["root"]]
     for part in toc.get("parts", [{"chapters": toc.get("chapters", [])}]):
-        files += [c["file"] for c in part["chapters"]]
+        for c in part["chapters"]:                  # a chapter, then its section pages
+            files += [c["file"]] + [section["file"] for section in c.get("sections", [])]
     return [page_path(f) for f in files]
 
 

@@ -29,14 +29,33 @@ MARKER = re.compile(r"^# %% (?P<nb>\S+\.ipynb) (?:#(?P<id>\S+)|(?P<index>\d+))\s
 # ---------------------------------------------------------------- the book's chapters
 
 def toc_entries(nbs):
-    "The pages of the book in order, as (file stem, chapter number or None)."
+    """The pages of the book in order, as (file stem, chapter number or None). A chapter's
+    section pages (`sections:` under it in the toc: the continuation of a chapter too long
+    for one page) follow it, unnumbered."""
     toc = yaml.safe_load((Path(nbs) / "_toc.yml").read_text())
     entries, number = [(toc["root"], None)], 0
     for part in toc.get("parts", [{"chapters": toc.get("chapters", [])}]):
         for chapter in part.get("chapters", []):
             if part.get("numbered"): number += 1
             entries.append((chapter["file"], number if part.get("numbered") else None))
+            entries += [(section["file"], None) for section in chapter.get("sections", [])]
     return entries
+
+
+def chapter_pages(nbs):
+    "Each page of the toc that is not a section page, with its section pages: {stem: [stem, *sections]}."
+    toc = yaml.safe_load((Path(nbs) / "_toc.yml").read_text())
+    pages = {toc["root"]: [toc["root"]]}
+    for part in toc.get("parts", [{"chapters": toc.get("chapters", [])}]):
+        for chapter in part.get("chapters", []):
+            pages[chapter["file"]] = [chapter["file"]] + [s["file"] for s in chapter.get("sections", [])]
+    return pages
+
+
+def page_chapters(nbs):
+    "The chapter number of every page of the book, a section page's being its chapter's (None: unnumbered)."
+    numbers = dict(toc_entries(nbs))
+    return {page: numbers[stem] for stem, pages in chapter_pages(nbs).items() for page in pages}
 
 
 def markdown_cells(path):
@@ -122,14 +141,16 @@ def reading_paths_markdown(nbs=".", links=True, counts=True):
     change far less often than the counts."""
     nbs = Path(nbs).resolve()
     numbers = dict(toc_entries(nbs))
-    every = [stem for stem, _ in toc_entries(nbs) if (nbs / f"{stem}.ipynb").exists()
+    pages = chapter_pages(nbs)
+    every = [stem for stem, _ in toc_entries(nbs) if stem in pages and (nbs / f"{stem}.ipynb").exists()
              and (numbers[stem] is not None or stem == "00_measuring")]
     def entry(stem):
         title, n = notebook_title(nbs / f"{stem}.ipynb"), numbers[stem]
         text = title if n is None else f"{n}. {title}"
         return f"[{text}]({stem}.ipynb)" if links else f"*{text}*"
     def length(stems):
-        words, lines = map(sum, zip(*(notebook_size(nbs / f"{s}.ipynb") for s in stems)))
+        sizes = [notebook_size(nbs / f"{page}.ipynb") for s in stems for page in pages[s]]
+        words, lines = map(sum, zip(*sizes))
         hours = reading_minutes(words, lines) / 60
         counted = f"{words:,} words and {lines:,} lines of code: " if counts else ""
         return f"{counted}about {hours:.0f} hours"
@@ -240,7 +261,7 @@ def api_markdown(nbs=".", lib_name=None):
         modidx = importlib.import_module(f"{lib_name}._modidx")
     syms = modidx.d["syms"]
     order = {f"{stem}.ipynb": i for i, (stem, _) in enumerate(toc_entries(nbs))}
-    numbers = {f"{stem}.ipynb": n for stem, n in toc_entries(nbs)}
+    numbers = {f"{stem}.ipynb": n for stem, n in page_chapters(nbs).items()}
 
     modules = []
     for modname in syms:
