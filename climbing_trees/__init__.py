@@ -15,7 +15,9 @@ __all__ = ['DecisionTreeClassifier', 'DecisionTreeRegressor', 'export_text', 'pl
 # 23), model files (20), explanations (21), the warning of a doubtful table (6)
 from .categorical import DataWarning
 from .estimators import DecisionTreeClassifier, DecisionTreeRegressor
-from .inference import export_text, plot_tree, export_graphviz
+from .views import export_text
+from .views import plot_tree
+from .views import export_graphviz
 from .selection import cv_alpha_table, one_standard_error_alpha
 from .forests import RandomForestClassifier, RandomForestRegressor
 from .forests import ExtraTreesClassifier, ExtraTreesRegressor

@@ -10,7 +10,7 @@ from sklearn.exceptions import NotFittedError
 from climbing_trees.impurity import play_tennis
 from climbing_trees.estimators import DecisionTreeClassifier, DecisionTreeRegressor
 from climbing_trees.boosting import GradientBoostingRegressor as GBR
-from climbing_trees.inference import export_text, plot_tree
+from climbing_trees.views import export_text, plot_tree
 
 rng = np.random.default_rng(0)
 X = rng.random((20, 3))

@@ -276,7 +276,7 @@ def test_benchmark_quick_prints_every_case():
                                   lambda: GradientBoostingRegressor(n_estimators=8, max_depth=2)])
 def test_member_trees_keep_the_column_names_and_levels(make):
     "A tree of `estimators_` knows the data frame's columns and levels, as a forest's tree does: it prints them and predicts the frame."
-    from climbing_trees.inference import export_text
+    from climbing_trees.views import export_text
     rng = np.random.default_rng(3)
     frame = pd.DataFrame({"size": rng.normal(size=400), "colour": pd.Categorical(rng.choice(["red", "green", "blue", "grey"], 400))})
     model = make()
