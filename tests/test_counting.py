@@ -14,7 +14,7 @@ from climbing_trees.frontier import frontier_column_splits, frontier_layout, nod
 from climbing_trees.growth import plan_growth
 from climbing_trees.levelwise import Growth, _take_columns
 from climbing_trees.naive import ties_with_best
-from climbing_trees.tree import TreeBuilder
+from climbing_trees.tree_builder import TreeBuilder
 
 import climbing_trees.counting as proto
 
