@@ -34,7 +34,7 @@ from sklearn.tree import DecisionTreeRegressor as SkRegressor
 from sklearn.utils import check_X_y
 
 from climbing_trees import DecisionTreeRegressor
-from climbing_trees.tree import preorder_numbers
+from climbing_trees.tree_builder import preorder_numbers
 
 
 def lean_grow(X, y, max_depth=None, tree=None, centred=False):

@@ -11,7 +11,8 @@ from typing import NamedTuple
 import numpy as np
 from .impurity import (
     CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA, check_sample_weight, check_target)
-from .tree import LEFT, RIGHT, TreeBuilder, default_side
+from .tree import LEFT, RIGHT, default_side
+from .tree_builder import TreeBuilder
 from .naive import (
     TIE_TOLERANCE, best_split, column_ranges, constant_features, node_summary)
 

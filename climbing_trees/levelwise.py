@@ -9,7 +9,8 @@ from heapq import heappop, heappush
 from itertools import count
 from typing import Callable, NamedTuple
 import numpy as np
-from .tree import Split, TreeBuilder, default_side, goes_left as rule_goes_left
+from .tree import Split, default_side, goes_left as rule_goes_left
+from .tree_builder import TreeBuilder
 from .naive import admissible_cuts, constant_features, first_best, midpoints, node_summary, ties_with_best, FEATURE_THRESHOLD
 from .impurity import weighted_absolute_deviation, weighted_median
 from .growth import draw_features, plan_growth
@@ -17,8 +18,7 @@ from .criteria import ClassificationCriterion, criterion_of, make_criterion, med
 from .categorical import categorical_column_split
 from .frontier import (BLOCK_ELEMENTS, SPARSE_CUTS, SPARSE_MIN_POSITIONS, by_row_blocks, frontier_column_splits,
                                      frontier_layout, frontier_missing_splits, frontier_random_splits, node_centres,
-                                     partition_orders, segment_ends, segment_starts,
-                                     segment_sums, _left_sums)
+                                     partition_orders, segment_ends, segment_starts, segment_sums, _left_sums)
 
 # %% auto #0
 __all__ = ['PLAIN', 'TAKE_CHUNK', 'FrontierSearch', 'Growth', 'stable_sort', 'presort', 'subset_orders', 'check_presorted',

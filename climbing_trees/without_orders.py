@@ -16,7 +16,8 @@ from .frontier import (
     segment_first_best, segment_starts, segmented_cumsum, _left_sums)
 from .categorical import _left_is_heavier
 from .levelwise import NodeSplits, _per_tree
-from .counting import COUNTING, _broadcast_rows, _level_split, _proxies
+from .counting import _broadcast_rows, _proxies
+from .counting_grower import COUNTING, _level_split
 
 # %% auto #0
 __all__ = ['BY_VALUES_WIDTH', 'BY_VALUES_BLOCK', 'BY_VALUES_TABLE', 'CODES_ROWS_PER_VALUE', 'BY_VALUES', 'MAX_BINS',

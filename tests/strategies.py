@@ -66,7 +66,8 @@ def random_tree(rng, n_features, categorical, stop, limit, n_levels, surrogates=
     categorical ones on `n_levels` codes (some left unseen), each with a random side for missing values; a node stays a leaf
     with probability `stop`. `surrogates(rng, feature)`, if given, lists each split node's surrogates."""
     from climbing_trees.categorical import CategoricalSplit
-    from climbing_trees.tree import Split, TreeBuilder
+    from climbing_trees.tree import Split
+    from climbing_trees.tree_builder import TreeBuilder
     builder = TreeBuilder()
     open_nodes, count = [builder.add_node(-1, True, [.5, .5], .5, 4, 4.)], 1
     while open_nodes:

@@ -14,7 +14,7 @@ from climbing_trees.frontier import frontier_column_splits, frontier_layout, nod
 from climbing_trees.growth import plan_growth
 from climbing_trees.levelwise import Growth, _take_columns
 from climbing_trees.naive import ties_with_best
-from climbing_trees.tree import TreeBuilder
+from climbing_trees.tree_builder import TreeBuilder
 
 import climbing_trees.counting as proto
 
@@ -183,7 +183,7 @@ def test_dense_and_sparse_paths(criterion, weights, sparse_below):
 
 
 # The grower with chapter 11's COUNTING tuning against chapter 10's FAST: the same trees, node for node.
-from climbing_trees.counting import COUNTING, counting_search
+from climbing_trees.counting_grower import COUNTING, counting_search
 from climbing_trees.fast import FAST
 from climbing_trees.forests import grow_trees
 from climbing_trees.levelwise import grow_levelwise
@@ -273,7 +273,7 @@ def test_counting_grows_the_fast_forest(criterion, n_classes, max_features):
 
 # Chapter 11's search of categorical columns at every node of a depth (`levels_search`, in `COUNTED_LEVELS`) against
 # chapter 8's node-by-node `categorical_column_split` (the `FAST` tuning): the same tree, array for array.
-from climbing_trees.counting import COUNTED_LEVELS, levels_search
+from climbing_trees.counting_grower import COUNTED_LEVELS, levels_search
 from climbing_trees.fast import FAST
 from climbing_trees.levelwise import grow_levelwise
 from climbing_trees.tree import tree_differences
@@ -333,7 +333,7 @@ def test_levels_search_does_not_apply_without_sums():
 
 @pytest.mark.parametrize("weights", [None, "whole", "fractions"])
 def test_many_classes_few_levels_all_partitions_at_once(weights, monkeypatch):
-    import climbing_trees.counting as counting
+    import climbing_trees.counting_grower as counting
     calls = []
     exhaustive = counting.exhaustive_pairs
     monkeypatch.setattr(counting, "exhaustive_pairs", lambda *a, **k: calls.append(len(a[0])) or exhaustive(*a, **k))
@@ -359,7 +359,7 @@ def mixed_width_table(seed):
 
 @pytest.mark.parametrize("seed", range(150))
 def test_levels_in_groups_of_widths_grow_the_node_by_node_tree(seed, monkeypatch):
-    import climbing_trees.counting as counting
+    import climbing_trees.counting_grower as counting
     monkeypatch.setattr(counting, "LEVEL_GROUPS_FROM", 0)             # every depth's columns in groups of like widths
     X, y, criterion, w, n_classes, options = mixed_width_table(seed)
     trees = [grow_levelwise(X, y, criterion, w, n_classes, tuning=t, **options) for t in (FAST, COUNTED_LEVELS)]

@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 from sklearn import tree as sktree
 
-from climbing_trees.tree import Tree, preorder_numbers, tree_differences
+from climbing_trees.tree import Tree, tree_differences
+from climbing_trees.tree_builder import preorder_numbers
 from climbing_trees.naive import best_split, naive_column_split
 from climbing_trees.growth import grow_tree
 from climbing_trees.categorical import column_searches

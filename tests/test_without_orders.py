@@ -173,7 +173,7 @@ def test_binned_bytes_grow_without_orders_the_sorted_trees():
     "`Binning.codes(X, small=True)` gives column-major bytes, the bins of X as given (no float32 rounding across a threshold); on enough rows per bin a classifier grows on them without orders, and every growth (two and three classes, a leaf rule, drawn columns, regression, too few rows) is the sorted grower's tree on the float codes."
     from dataclasses import replace
     from sklearn.datasets import make_classification
-    from climbing_trees.counting import COUNTING
+    from climbing_trees.counting_grower import COUNTING
     from climbing_trees.levelwise import Growth, grow_levelwise_from_plan
     from climbing_trees.tree import tree_differences
     from climbing_trees.without_orders import BY_VALUES, CODES_ROWS_PER_VALUE, small_codes
