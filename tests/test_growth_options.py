@@ -15,7 +15,7 @@ from sklearn import tree as sktree
 from climbing_trees.tree import Tree, preorder_numbers, tree_differences
 from climbing_trees.naive import best_split, naive_column_split
 from climbing_trees.growth import grow_tree
-from climbing_trees.categorical import column_searches
+from climbing_trees.categorical_growth import column_searches
 from climbing_trees.criteria import SPLIT_SEARCHES
 from climbing_trees.levelwise import grow_best_first, grow_levelwise
 from strategies import float32_exact
