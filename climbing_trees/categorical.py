@@ -4,73 +4,94 @@
 
 # %% ../nbs/06_categorical.ipynb #92601e80
 from __future__ import annotations
-import datetime, warnings
 from dataclasses import dataclass
 from typing import NamedTuple
 import numpy as np
-import pandas as pd
 from .tree import goes_left, level_tables, sides
 from .naive import admissible_cuts, first_best
-from .growth import check_categorical_columns
 from .impurity import weighted_absolute_deviation, weighted_median
-from .criteria import ClassificationCriterion, Criterion, Poisson, make_criterion
+from .criteria import (
+    ClassificationCriterion, Criterion, Poisson, make_criterion)
 
 # %% auto #0
-__all__ = ['MISSING_LEVEL', 'EXHAUSTIVE_MAX_LEVELS', 'MULTICLASS_EXHAUSTIVE_LEVELS', 'EXACT_FLOATS', 'UNKNOWN_LEVELS',
-           'LevelStatistics', 'level_codes', 'level_statistics', 'CategoricalSplit', 'make_categorical_split',
-           'exhaustive_split_curve', 'best_exhaustive_split', 'exhaustive_categorical_split', 'one_vs_rest_split',
-           'response_order', 'prefix_split_curve', 'best_prefix_split', 'best_ordered_split',
-           'ordered_categorical_split', 'principal_component_order', 'principal_component_split',
-           'categorical_column_split', 'column_searches', 'DataWarning', 'CategoryEncoder']
+__all__ = ['MISSING_LEVEL', 'EXHAUSTIVE_MAX_LEVELS', 'MULTICLASS_EXHAUSTIVE_LEVELS', 'LevelStatistics', 'level_codes',
+           'level_statistics', 'CategoricalSplit', 'make_categorical_split', 'exhaustive_split_curve',
+           'best_exhaustive_split', 'exhaustive_categorical_split', 'one_vs_rest_split', 'response_order',
+           'prefix_split_curve', 'best_prefix_split', 'best_ordered_split', 'ordered_categorical_split',
+           'principal_component_order', 'principal_component_split', 'categorical_column_split']
 
 # %% ../nbs/06_categorical.ipynb #c9dc9fa5
-MISSING_LEVEL = np.iinfo(np.intp).max   # the code of a node's missing rows (NaN): after every real code, never stored in a split
+# the code of a node's missing rows (NaN): after every real code, never in a split
+MISSING_LEVEL = np.iinfo(np.intp).max
 
 class LevelStatistics(NamedTuple):
-    "The levels of one categorical column at a node: codes with positive weight (increasing; `MISSING_LEVEL` last), their summed statistics and sample counts."
-    codes: np.ndarray          # (k,) level codes with some positive weight, increasing; the missing rows, if any, are the last
-    S: np.ndarray              # (k, n_stats) sum of the criterion's per-sample statistics over each level
-    counts: np.ndarray         # (k,) number of samples of each level, unweighted (for min_samples_leaf)
-    n_weightless: int          # samples of levels whose total weight is zero: they follow the split's default side
+    """The levels of one categorical column at a node: codes with positive weight
+    (increasing; `MISSING_LEVEL` last), their summed statistics and sample counts."""
+    # (k,) level codes with some positive weight, increasing; the missing rows last
+    codes: np.ndarray
+    # (k, n_stats) sum of the criterion's per-sample statistics over each level
+    S: np.ndarray
+    # (k,) number of samples of each level, unweighted (for min_samples_leaf)
+    counts: np.ndarray
+    # samples of levels whose total weight is zero: they follow the split's default side
+    n_weightless: int
     criterion: Criterion
-    samples: tuple | None = None   # (level index, -1 for a weightless level; y; w) when the criterion has no sufficient statistics
-    means: np.ndarray | None = None   # (k,) regression: each level's weighted mean of y from its raw sums (equal means tie exactly)
+    # (level index, -1 for a weightless level; y; w) when the criterion has no
+    # sufficient statistics
+    samples: tuple | None = None
+    # (k,) regression: each level's weighted mean of y from its raw sums (equal means
+    # tie exactly)
+    means: np.ndarray | None = None
 
 def level_codes(x):
-    "Column `x` as integer level codes, NaN (missing) as `MISSING_LEVEL`; a ValueError if it holds anything else but non-negative integers."
+    """Column `x` as integer level codes, NaN (missing) as `MISSING_LEVEL`; a ValueError
+    if it holds anything else but non-negative integers."""
     x = np.asarray(x, dtype=float)
-    if x.ndim != 1: raise ValueError(f"a categorical column must be 1-D, got shape {x.shape}")
+    if x.ndim != 1:
+        raise ValueError(f"a categorical column must be 1-D, got shape {x.shape}")
     missing = np.isnan(x)
     valid = missing | (np.isfinite(x) & (x >= 0) & (x == np.floor(x)))
     if not valid.all():
-        raise ValueError(f"a categorical column must hold level codes 0, 1, 2, ... (CategoryEncoder makes them) or NaN for a "
+        raise ValueError("a categorical column must hold level codes 0, 1, 2, ... "
+                         "(CategoryEncoder makes them) or NaN for a "
                          f"missing value; found {x[~valid][0]!r}")
     return np.where(missing, MISSING_LEVEL, np.where(missing, 0.0, x).astype(np.intp))
 
 def level_statistics(x, y, sample_weight, criterion, n_classes=None):
-    "Per-level sufficient statistics of the categorical column `x` at a node, its missing rows as one more level: one pass over the samples."
+    """Per-level sufficient statistics of the categorical column `x` at a node, its
+    missing rows as one more level: one pass over the samples."""
     crit = make_criterion(criterion, n_classes)
     codes = level_codes(x)
-    w = np.ones(len(codes)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
+    w = (np.ones(len(codes)) if sample_weight is None
+         else np.asarray(sample_weight, dtype=float))
     levels, inverse = np.unique(codes, return_inverse=True)
     k = len(levels)
     per_sample = crit.stats(np.asarray(y), w)
-    S = np.stack([np.bincount(inverse, weights=column, minlength=k) for column in per_sample.T], axis=1).reshape(k, -1)
+    S = np.stack(
+        [np.bincount(inverse, weights=column, minlength=k) for column in per_sample.T],
+        axis=1).reshape(k, -1)
     counts = np.bincount(inverse, minlength=k)
-    weighted = np.bincount(inverse, weights=(w > 0).astype(float), minlength=k) > 0   # exact, unlike a float sum
+    # exact, unlike a float sum
+    weighted = np.bincount(inverse, weights=(w > 0).astype(float), minlength=k) > 0
     samples = None
-    if not crit.sufficient_statistics:                  # absolute error: its impurities are computed from the samples
+    # absolute error: its impurities are computed from the samples
+    if not crit.sufficient_statistics:
         index = np.full(k, -1); index[weighted] = np.arange(int(weighted.sum()))
         samples = (index[inverse], np.asarray(y, dtype=float), w)
     means = None
-    if not isinstance(crit, ClassificationCriterion):   # sum w y / sum w, not from the centred statistics: integer data tie exactly
-        means = np.bincount(inverse, weights=w * np.asarray(y, dtype=float), minlength=k)[weighted] / crit.weight(S[weighted])
-    return LevelStatistics(levels[weighted], S[weighted], counts[weighted], int(counts[~weighted].sum()), crit, samples, means)
+    # sum w y / sum w, not from the centred statistics: integer data tie exactly
+    if not isinstance(crit, ClassificationCriterion):
+        means = np.bincount(inverse, weights=w * np.asarray(y, dtype=float),
+                            minlength=k)[weighted] / crit.weight(S[weighted])
+    return LevelStatistics(levels[weighted], S[weighted], counts[weighted],
+                           int(counts[~weighted].sum()), crit, samples, means)
 
 # %% ../nbs/06_categorical.ipynb #ed548db8
 @dataclass(frozen=True)
 class CategoricalSplit:
-    "A categorical rule: level codes in `left_levels` go left, those in `right_levels` go right; any other value (NaN, a level this node never saw, -1 for a level unseen in training) goes left if `default_left`."
+    """A categorical rule: level codes in `left_levels` go left, those in `right_levels`
+    go right; any other value (NaN, a level this node never saw, -1 for a level unseen
+    in training) goes left if `default_left`."""
     feature: int | None
     left_levels: frozenset
     right_levels: frozenset
@@ -78,59 +99,81 @@ class CategoricalSplit:
     default_left: bool
 
     def goes_left(self, X):
-        "Boolean mask of the rows of `X` sent left (chapter 2's rule with level tables): NaN and codes in neither set (-1 among them) follow `default_left`."
+        """Boolean mask of the rows of `X` sent left (chapter 2's rule with level
+        tables): NaN and codes in neither set (-1 among them) follow `default_left`."""
         levels = level_tables(self.left_levels, self.right_levels)
-        return goes_left(np.asarray(X, dtype=float)[:, self.feature], default_left=bool(self.default_left), levels=levels)
+        return goes_left(
+            np.asarray(X, dtype=float)[:, self.feature],
+            default_left=bool(self.default_left), levels=levels)
 
     def sides(self, X):
-        "LEFT, RIGHT, or UNDECIDED (NaN, a code in neither set) for each row of `X` (chapter 2's `sides`)."
-        return sides(np.asarray(X, dtype=float)[:, self.feature], levels=level_tables(self.left_levels, self.right_levels))
+        """LEFT, RIGHT, or UNDECIDED (NaN, a code in neither set) for each row of `X`
+        (chapter 2's `sides`)."""
+        return sides(
+            np.asarray(X, dtype=float)[:, self.feature],
+            levels=level_tables(self.left_levels, self.right_levels))
 
 # %% ../nbs/06_categorical.ipynb #e9a2dc9f
 def _left_is_heavier(w_left, w_right, left_has_first):
-    "Whether the left side is the heavier one; equal weights (up to rounding) go to the side holding the smallest code."
+    """Whether the left side is the heavier one; equal weights (up to rounding) go to
+    the side holding the smallest code."""
     tie = np.abs(w_left - w_right) <= 1e-12 * (w_left + w_right)
     return np.where(tie, left_has_first, w_left > w_right)
 
 def _default_left(levels: LevelStatistics, M, w_left, w_right):
-    "For each row of boolean `M` (the levels sent left): whether the rows no level set names go left, i.e. the missing level's side if the node has missing rows of positive weight, else the heavier side."
+    """For each row of boolean `M` (the levels sent left): whether the rows no level set
+    names go left, i.e. the missing level's side if the node has missing rows of
+    positive weight, else the heavier side."""
     M = np.asarray(M, dtype=bool)
     if levels.codes[-1] == MISSING_LEVEL: return M[..., -1]
     return _left_is_heavier(w_left, w_right, M[..., 0])
 
 def make_categorical_split(levels: LevelStatistics, left_mask, impurity):
-    "The `CategoricalSplit` sending `levels.codes[left_mask]` left, with the smallest code on the left side; the missing level is stored as `default_left`."
+    """The `CategoricalSplit` sending `levels.codes[left_mask]` left, with the smallest
+    code on the left side; the missing level is stored as `default_left`."""
     left_mask = np.asarray(left_mask, dtype=bool)
     if not left_mask[0]: left_mask = ~left_mask
     weight, real = levels.criterion.weight, levels.codes != MISSING_LEVEL
-    w_left, w_right = weight(levels.S[left_mask].sum(axis=0)), weight(levels.S[~left_mask].sum(axis=0))
-    return CategoricalSplit(None, frozenset(int(c) for c in levels.codes[left_mask & real]),
-                            frozenset(int(c) for c in levels.codes[~left_mask & real]), float(impurity),
+    w_left = weight(levels.S[left_mask].sum(axis=0))
+    w_right = weight(levels.S[~left_mask].sum(axis=0))
+    return CategoricalSplit(None,
+                            frozenset(int(c) for c in levels.codes[left_mask & real]),
+                            frozenset(int(c) for c in levels.codes[~left_mask & real]),
+                            float(impurity),
                             bool(_default_left(levels, left_mask, w_left, w_right)))
 
 # %% ../nbs/06_categorical.ipynb #d3c05b79
 def _partition_masks(k, start, stop):
-    "Rows `start..stop-1` of the partition matrix: level 0 on the left, the bits of the row number place levels 1..k-1."
+    """Rows `start..stop-1` of the partition matrix: level 0 on the left, the bits of
+    the row number place levels 1..k-1."""
     number = np.arange(start, stop, dtype=np.int64)
     bits = ((number[:, None] >> np.arange(k - 1)) & 1).astype(bool)
     return np.column_stack([np.ones(len(number), dtype=bool), bits])
 
 # %% ../nbs/06_categorical.ipynb #935a7377
-def _sides_admissible(levels: LevelStatistics, M, n_left, n_right, w_left, w_right, min_samples_leaf, min_weight_leaf=0.0):
-    "Chapter 3's `admissible_cuts` for the partitions in the rows of boolean `M` (the levels sent left): samples counted with the weightless levels on the default side, levels (all of positive weight) as the positive counts."
+def _sides_admissible(levels: LevelStatistics, M, n_left, n_right, w_left, w_right,
+                      min_samples_leaf, min_weight_leaf=0.0):
+    """Chapter 3's `admissible_cuts` for the partitions in the rows of boolean `M` (the
+    levels sent left): samples counted with the weightless levels on the default side,
+    levels (all of positive weight) as the positive counts."""
     default_left, levels_left = _default_left(levels, M, w_left, w_right), M.sum(axis=1)
-    return admissible_cuts(n_left + levels.n_weightless * default_left, n_right + levels.n_weightless * ~default_left,
-                           levels_left, M.shape[1] - levels_left, min_samples_leaf, w_left, w_right, min_weight_leaf)
+    return admissible_cuts(n_left + levels.n_weightless * default_left,
+                           n_right + levels.n_weightless * ~default_left, levels_left,
+                           M.shape[1] - levels_left, min_samples_leaf, w_left, w_right,
+                           min_weight_leaf)
 
 # %% ../nbs/06_categorical.ipynb #1be38029
 def _node_impurity(levels: LevelStatistics):
-    "The node's $i(t)$: from the summed statistics, or from the samples for a criterion without sufficient statistics."
-    if levels.criterion.sufficient_statistics: return float(levels.criterion.impurity(levels.S.sum(axis=0)))
+    """The node's $i(t)$: from the summed statistics, or from the samples for a
+    criterion without sufficient statistics."""
+    if levels.criterion.sufficient_statistics:
+        return float(levels.criterion.impurity(levels.S.sum(axis=0)))
     _, y, w = levels.samples
     return weighted_absolute_deviation(y, w)
 
 def _split_values(levels: LevelStatistics, M, left, right):
-    "$i(s)$ of the partitions in the rows of boolean `M` (the levels sent left), given their left and right statistics; inf where the criterion forbids the children."
+    """$i(s)$ of the partitions in the rows of boolean `M` (the levels sent left), given
+    their left and right statistics; inf where the criterion forbids the children."""
     crit = levels.criterion
     if crit.sufficient_statistics:
         allowed = crit.admissible_children(left, right)
@@ -138,58 +181,77 @@ def _split_values(levels: LevelStatistics, M, left, right):
         values[allowed] = crit.split_impurity(left[allowed], right[allowed])
         return values
     level, y, w = levels.samples
-    kept = level >= 0                                  # a weightless level changes no median and no deviation
+    # a weightless level changes no median and no deviation
+    kept = level >= 0
     level, y, w = level[kept], y[kept], w[kept]
     values = np.empty(len(M))
-    for r, mask in enumerate(M):                       # absolute error: each side's median from its samples
+    # absolute error: each side's median from its samples
+    for r, mask in enumerate(M):
         goes_left = mask[level]
-        values[r] = sum(w[side].sum() * weighted_absolute_deviation(y[side], w[side]) for side in (goes_left, ~goes_left)) / w.sum()
+        values[r] = sum(w[side].sum() * weighted_absolute_deviation(y[side], w[side])
+                        for side in (goes_left, ~goes_left)) / w.sum()
     return values
 
 # %% ../nbs/06_categorical.ipynb #d1a5648c
-EXHAUSTIVE_MAX_LEVELS = 24   # 2^23 - 1 = 8.4 million partitions, a few seconds: beyond this the oracle refuses
+# 2^23 - 1 = 8.4 million partitions, a few seconds: beyond this the oracle refuses
+EXHAUSTIVE_MAX_LEVELS = 24
 
-def exhaustive_split_curve(levels: LevelStatistics, min_samples_leaf=1, block=1 << 12, min_weight_leaf=0.0):
-    "$i(s)$ of all $2^{k-1}-1$ partitions of the levels in the fixed order (inf where not admissible), and the node's $i(t)$."
+def exhaustive_split_curve(levels: LevelStatistics, min_samples_leaf=1, block=1 << 12,
+                           min_weight_leaf=0.0):
+    """$i(s)$ of all $2^{k-1}-1$ partitions of the levels in the fixed order (inf where
+    not admissible), and the node's $i(t)$."""
     k, crit = len(levels.codes), levels.criterion
     if k > EXHAUSTIVE_MAX_LEVELS:
-        raise ValueError(f"exhaustive search over {k} levels would try 2^{k - 1} - 1 partitions; "
-                         f"it is limited to {EXHAUSTIVE_MAX_LEVELS} levels")
+        raise ValueError(
+            f"exhaustive search over {k} levels would try 2^{k - 1} - 1 partitions; "
+            f"it is limited to {EXHAUSTIVE_MAX_LEVELS} levels")
     n_partitions = 2 ** (k - 1) - 1
     values = np.full(n_partitions, np.inf)
     for start in range(0, n_partitions, block):
         M = _partition_masks(k, start, min(start + block, n_partitions))
         left, right = M.astype(float) @ levels.S, (~M).astype(float) @ levels.S
-        ok = _sides_admissible(levels, M, M @ levels.counts, ~M @ levels.counts, crit.weight(left), crit.weight(right),
-                               min_samples_leaf, min_weight_leaf)
-        values[start:start + len(M)][ok] = _split_values(levels, M[ok], left[ok], right[ok])
+        ok = _sides_admissible(levels, M, M @ levels.counts, ~M @ levels.counts,
+                               crit.weight(left), crit.weight(right), min_samples_leaf,
+                               min_weight_leaf)
+        values[start:start + len(M)][ok] = _split_values(
+            levels, M[ok], left[ok], right[ok])
     return values, _node_impurity(levels)
 
-def best_exhaustive_split(levels: LevelStatistics, min_samples_leaf=1, min_weight_leaf=0.0):
-    "The first best admissible partition of the levels in the fixed order (chapter 3's tie rule), or None."
-    values, node = exhaustive_split_curve(levels, min_samples_leaf, min_weight_leaf=min_weight_leaf)
+def best_exhaustive_split(levels: LevelStatistics, min_samples_leaf=1,
+                          min_weight_leaf=0.0):
+    """The first best admissible partition of the levels in the fixed order (chapter 3's
+    tie rule), or None."""
+    values, node = exhaustive_split_curve(levels, min_samples_leaf,
+                                          min_weight_leaf=min_weight_leaf)
     admissible = np.flatnonzero(np.isfinite(values))
     if len(admissible) == 0: return None
     best = admissible[first_best(values[admissible], node)]
-    return make_categorical_split(levels, _partition_masks(len(levels.codes), best, best + 1)[0], values[best])
+    mask = _partition_masks(len(levels.codes), best, best + 1)[0]
+    return make_categorical_split(levels, mask, values[best])
 
-def exhaustive_categorical_split(x, y, sample_weight, criterion, n_classes=None, min_samples_leaf=1, min_weight_leaf=0.0):
-    "Best `CategoricalSplit` of column `x` by trying all $2^{k-1}-1$ partitions of its levels (the oracle), or None."
+def exhaustive_categorical_split(x, y, sample_weight, criterion, n_classes=None,
+                                 min_samples_leaf=1, min_weight_leaf=0.0):
+    """Best `CategoricalSplit` of column `x` by trying all $2^{k-1}-1$ partitions of its
+    levels (the oracle), or None."""
     levels = level_statistics(x, y, sample_weight, criterion, n_classes)
     if len(levels.codes) < 2: return None
     return best_exhaustive_split(levels, min_samples_leaf, min_weight_leaf)
 
 # %% ../nbs/06_categorical.ipynb #9d5ddb0a
-def one_vs_rest_split(x, y, sample_weight, criterion, n_classes=None, min_samples_leaf=1, min_weight_leaf=0.0):
-    "Best split of column `x` that puts a single level on one side, from one pass over the level statistics, or None."
+def one_vs_rest_split(x, y, sample_weight, criterion, n_classes=None,
+                      min_samples_leaf=1, min_weight_leaf=0.0):
+    """Best split of column `x` that puts a single level on one side, from one pass over
+    the level statistics, or None."""
     levels = level_statistics(x, y, sample_weight, criterion, n_classes)
     k, S, crit = len(levels.codes), levels.S, levels.criterion
     if k < 2: return None
     before = np.vstack([np.zeros_like(S[:1]), np.cumsum(S, axis=0)[:-1]])
     after = np.vstack([np.cumsum(S[::-1], axis=0)[::-1][1:], np.zeros_like(S[:1])])
     rest, n_rest = before + after, levels.counts.sum() - levels.counts
-    single = np.eye(k, dtype=bool)                      # row j: level j alone on the left
-    ok = _sides_admissible(levels, single, levels.counts, n_rest, crit.weight(S), crit.weight(rest), min_samples_leaf, min_weight_leaf)
+    # row j: level j alone on the left
+    single = np.eye(k, dtype=bool)
+    ok = _sides_admissible(levels, single, levels.counts, n_rest, crit.weight(S),
+                           crit.weight(rest), min_samples_leaf, min_weight_leaf)
     values = np.full(k, np.inf)
     values[ok] = _split_values(levels, single[ok], S[ok], rest[ok])
     candidates = np.flatnonzero(np.isfinite(values))
@@ -199,374 +261,129 @@ def one_vs_rest_split(x, y, sample_weight, criterion, n_classes=None, min_sample
 
 # %% ../nbs/06_categorical.ipynb #77161e80
 def response_order(levels: LevelStatistics):
-    "Indices of the levels sorted by weighted mean response (regression; the weighted median for absolute error) or proportion of the second class present (two classes), ties by code."
+    """Indices of the levels sorted by weighted mean response (regression; the weighted
+    median for absolute error) or proportion of the second class present (two classes),
+    ties by code."""
     crit, S = levels.criterion, levels.S
-    if not crit.sufficient_statistics:                 # absolute error: by median, a heuristic (see below)
+    # absolute error: by median, a heuristic (see below)
+    if not crit.sufficient_statistics:
         level, y, w = levels.samples
-        response = np.array([weighted_median(y[level == j], w[level == j]) for j in range(len(levels.codes))])
-    elif not isinstance(crit, ClassificationCriterion): response = levels.means   # squared error, Poisson: the mean
+        response = np.array([
+            weighted_median(y[level == j], w[level == j])
+            for j in range(len(levels.codes))
+        ])
+    # squared error, Poisson: the mean
+    elif not isinstance(crit, ClassificationCriterion): response = levels.means
     else:
         present = np.flatnonzero(S.sum(axis=0) > 0)
         if len(present) > 2:
-            raise ValueError(f"ordering levels by mean response needs at most two classes at the node, found {len(present)}")
+            raise ValueError(
+                "ordering levels by mean response needs at most two classes at "
+                f"the node, found {len(present)}")
         response = S[:, present[-1]] / crit.weight(S)
     return np.lexsort((levels.codes, response))
 
 # %% ../nbs/06_categorical.ipynb #8fb0933a
-def prefix_split_curve(levels: LevelStatistics, order, min_samples_leaf=1, min_weight_leaf=0.0):
-    "Sizes m of the admissible splits that send the first m levels of `order` left, and their $i(s)$, by prefix and suffix sums."
+def prefix_split_curve(levels: LevelStatistics, order, min_samples_leaf=1,
+                       min_weight_leaf=0.0):
+    """Sizes m of the admissible splits that send the first m levels of `order` left,
+    and their $i(s)$, by prefix and suffix sums."""
     S, counts, crit = levels.S[order], levels.counts[order], levels.criterion
     left, right = np.cumsum(S, axis=0)[:-1], np.cumsum(S[::-1], axis=0)[::-1][1:]
     n_left, n_right = np.cumsum(counts)[:-1], np.cumsum(counts[::-1])[::-1][1:]
     sizes = np.arange(1, len(order))
     rank = np.empty(len(order), dtype=np.intp); rank[order] = np.arange(len(order))
-    M = rank[None, :] < sizes[:, None]                                # row: the levels of that prefix
-    ok = _sides_admissible(levels, M, n_left, n_right, crit.weight(left), crit.weight(right), min_samples_leaf, min_weight_leaf)
+    # row: the levels of that prefix
+    M = rank[None, :] < sizes[:, None]
+    ok = _sides_admissible(levels, M, n_left, n_right, crit.weight(left),
+                           crit.weight(right), min_samples_leaf, min_weight_leaf)
     values = _split_values(levels, M[ok], left[ok], right[ok])
     finite = np.isfinite(values)
     return sizes[ok][finite], values[finite]
 
-def best_prefix_split(levels: LevelStatistics, order, min_samples_leaf=1, min_weight_leaf=0.0):
-    "The first best admissible prefix split of the levels in `order` (chapter 3's tie rule), or None."
+def best_prefix_split(levels: LevelStatistics, order, min_samples_leaf=1,
+                      min_weight_leaf=0.0):
+    """The first best admissible prefix split of the levels in `order` (chapter 3's tie
+    rule), or None."""
     sizes, values = prefix_split_curve(levels, order, min_samples_leaf, min_weight_leaf)
     if len(values) == 0: return None
     best = first_best(values, _node_impurity(levels))
-    return make_categorical_split(levels, np.isin(np.arange(len(order)), order[:sizes[best]]), values[best])
+    return make_categorical_split(levels,
+                                  np.isin(np.arange(len(order)), order[:sizes[best]]),
+                                  values[best])
 
 # %% ../nbs/06_categorical.ipynb #7e9337c7
-def best_ordered_split(levels: LevelStatistics, min_samples_leaf=1, min_weight_leaf=0.0):
-    "The best prefix split in the order of mean response; for the Poisson deviance also with the levels whose targets sum to zero moved last."
+def best_ordered_split(levels: LevelStatistics, min_samples_leaf=1,
+                       min_weight_leaf=0.0):
+    """The best prefix split in the order of mean response; for the Poisson deviance
+    also with the levels whose targets sum to zero moved last."""
     order = response_order(levels)
     found = [best_prefix_split(levels, order, min_samples_leaf, min_weight_leaf)]
     if isinstance(levels.criterion, Poisson):
-        zero = levels.S[order, 1] <= 0                       # sum of w y is 0: such levels lead the order
-        if zero.any(): found.append(best_prefix_split(levels, np.r_[order[~zero], order[zero]], min_samples_leaf, min_weight_leaf))
+        # sum of w y is 0: such levels lead the order
+        zero = levels.S[order, 1] <= 0
+        if zero.any():
+            found.append(
+                best_prefix_split(levels, np.r_[order[~zero], order[zero]],
+                                  min_samples_leaf, min_weight_leaf))
     found = [split for split in found if split is not None]
     if not found: return None
-    return found[first_best([split.impurity for split in found], _node_impurity(levels))]
+    return found[first_best([split.impurity for split in found],
+                            _node_impurity(levels))]
 
-def ordered_categorical_split(x, y, sample_weight, criterion, n_classes=None, min_samples_leaf=1, min_weight_leaf=0.0):
-    "Best split of column `x` for regression or two classes: levels sorted by mean response, then the $k-1$ prefix splits."
+def ordered_categorical_split(x, y, sample_weight, criterion, n_classes=None,
+                              min_samples_leaf=1, min_weight_leaf=0.0):
+    """Best split of column `x` for regression or two classes: levels sorted by mean
+    response, then the $k-1$ prefix splits."""
     levels = level_statistics(x, y, sample_weight, criterion, n_classes)
     if len(levels.codes) < 2: return None
     return best_ordered_split(levels, min_samples_leaf, min_weight_leaf)
 
 # %% ../nbs/06_categorical.ipynb #55904446
-MULTICLASS_EXHAUSTIVE_LEVELS = 10   # up to 511 partitions: as cheap as the O(N) pass that sums the levels (measured in this chapter)
+# up to 511 partitions: as cheap as the O(N) pass that sums the levels (measured)
+MULTICLASS_EXHAUSTIVE_LEVELS = 10
 
 def principal_component_order(levels: LevelStatistics):
-    "Indices of the levels sorted by their projection on the first principal component of the weighted class proportions, ties by code."
+    """Indices of the levels sorted by their projection on the first principal component
+    of the weighted class proportions, ties by code."""
     P, W = levels.criterion.value(levels.S), levels.criterion.weight(levels.S)
     centred = P - (W @ P) / W.sum()
-    eigenvalues, eigenvectors = np.linalg.eigh((centred * W[:, None]).T @ centred / W.sum())
+    eigenvalues, eigenvectors = np.linalg.eigh(
+        (centred * W[:, None]).T @ centred / W.sum())
     v = eigenvectors[:, -1]
-    v = v * (np.sign(np.arange(len(v)) @ v) or np.sign(v[np.argmax(np.abs(v))]))   # a fixed sign: later classes score higher
-    scores = centred @ v if eigenvalues[-1] > 1e-15 else np.zeros(len(W))   # all levels alike: order by code
+    # a fixed sign: later classes score higher
+    v = v * (np.sign(np.arange(len(v)) @ v) or np.sign(v[np.argmax(np.abs(v))]))
+    # all levels alike: order by code
+    scores = centred @ v if eigenvalues[-1] > 1e-15 else np.zeros(len(W))
     return np.lexsort((levels.codes, scores))
 
-def principal_component_split(x, y, sample_weight, criterion, n_classes=None, min_samples_leaf=1, min_weight_leaf=0.0):
-    "The Coppersmith-Hong-Hosking heuristic: levels sorted along the first principal component of their class proportions, then the $k-1$ prefixes."
+def principal_component_split(x, y, sample_weight, criterion, n_classes=None,
+                              min_samples_leaf=1, min_weight_leaf=0.0):
+    """The Coppersmith-Hong-Hosking heuristic: levels sorted along the first principal
+    component of their class proportions, then the $k-1$ prefixes."""
     levels = level_statistics(x, y, sample_weight, criterion, n_classes)
     if len(levels.codes) < 2: return None
-    return best_prefix_split(levels, principal_component_order(levels), min_samples_leaf, min_weight_leaf)
+    return best_prefix_split(levels, principal_component_order(levels),
+                             min_samples_leaf, min_weight_leaf)
 
 # %% ../nbs/06_categorical.ipynb #aeca7891
-def categorical_column_split(x, y, sample_weight, criterion, n_classes=None, min_samples_leaf=1, min_weight_leaf=0.0):
-    "Best `CategoricalSplit` of one categorical column (codes as floats), or None; same signature as chapter 3's column searches."
+def categorical_column_split(x, y, sample_weight, criterion, n_classes=None,
+                             min_samples_leaf=1, min_weight_leaf=0.0):
+    """Best `CategoricalSplit` of one categorical column (codes as floats), or None;
+    same signature as chapter 3's column searches."""
     levels = level_statistics(x, y, sample_weight, criterion, n_classes)
     if len(levels.codes) < 2: return None
     few = len(levels.codes) <= MULTICLASS_EXHAUSTIVE_LEVELS
     crit, rules = levels.criterion, (min_samples_leaf, min_weight_leaf)
-    if not crit.sufficient_statistics:                 # absolute error: exact over few levels, ordered by median beyond
-        return best_exhaustive_split(levels, *rules) if few else best_prefix_split(levels, response_order(levels), *rules)
-    if isinstance(crit, Poisson) and (levels.S[:, 1] <= 0).any() and few:   # levels of zeros: the ordering is not enough
+    # absolute error: exact over few levels, ordered by median beyond
+    if not crit.sufficient_statistics:
+        if few: return best_exhaustive_split(levels, *rules)
+        return best_prefix_split(levels, response_order(levels), *rules)
+    # levels of zeros: the ordering is not enough
+    if isinstance(crit, Poisson) and (levels.S[:, 1] <= 0).any() and few:
         return best_exhaustive_split(levels, *rules)
-    two_or_fewer = not isinstance(crit, ClassificationCriterion) or (levels.S.sum(axis=0) > 0).sum() <= 2
+    two_or_fewer = (not isinstance(crit, ClassificationCriterion)
+                    or (levels.S.sum(axis=0) > 0).sum() <= 2)
     if two_or_fewer: return best_ordered_split(levels, *rules)
     if few: return best_exhaustive_split(levels, *rules)
     return best_prefix_split(levels, principal_component_order(levels), *rules)
-
-# %% ../nbs/06_categorical.ipynb #b4aa9746
-def column_searches(n_features, categorical, numeric_search):
-    "One search per column for chapter 3's `best_split`: `categorical_column_split` for the indices in `categorical`, `numeric_search` for the rest."
-    categorical = set(check_categorical_columns(categorical, n_features))   # chapter 4's check of the indices
-    return [categorical_column_split if j in categorical else numeric_search for j in range(n_features)]
-
-# %% ../nbs/06_categorical.ipynb #8a1b9ad0
-#| code-fold: true
-def _columns_of(X):
-    "The columns of `X` (a DataFrame or something array-like) as a list, and the DataFrame's column names or None."
-    if isinstance(X, pd.DataFrame):
-        if X.shape[1] == 0: raise ValueError(f"X is a DataFrame with no columns ({len(X)} rows): a tree needs at least one feature")
-        if X.columns.has_duplicates: raise ValueError(f"X has duplicate column names: {list(X.columns[X.columns.duplicated()])}")
-        return [X.iloc[:, j] for j in range(X.shape[1])], np.asarray(X.columns, dtype=object)
-    if isinstance(X, pd.Series): raise ValueError("X must be 2-D (samples x features): got a pandas Series; use X.to_frame()")
-    array = np.asarray(X)
-    if array.dtype.kind in "US": array = array.astype(object)
-    if array.ndim != 2: raise ValueError(f"X must be 2-D (samples x features), got {array.ndim}-D")
-    if array.shape[1] == 0: raise ValueError(f"X has no columns ({array.shape[0]} rows): a tree needs at least one feature")
-    return [array[:, j] for j in range(array.shape[1])], None
-
-def _column_name(names, j):
-    "How messages name column `j`: its DataFrame name, else its position."
-    return repr(names[j]) if names is not None else f"{j} (position)"
-
-def _is_missing(values):
-    "Which entries of `values` are missing: NaN, None or pandas' NA."
-    return pd.isna(np.asarray(values, dtype=object))
-
-def _looks_categorical(column):
-    "Automatic detection: category, object, string or bool dtype; in an object array, a column with a value that is neither a number nor missing."
-    if isinstance(column, pd.Series):
-        dtype = column.dtype
-        return (isinstance(dtype, pd.CategoricalDtype) or pd.api.types.is_object_dtype(dtype)
-                or pd.api.types.is_string_dtype(dtype) or pd.api.types.is_bool_dtype(dtype))
-    if column.dtype != object: return False
-    numbers = [isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_)) for v in column]
-    return not (np.array(numbers, dtype=bool) | _is_missing(column)).all()
-
-def _sorted_levels(values):
-    "The distinct values that are not missing, sorted; values of mixed types are sorted by type name, then text."
-    values = np.asarray(values, dtype=object)
-    distinct = list(pd.unique(values[~_is_missing(values)]))
-    try: distinct = sorted(distinct)
-    except TypeError: distinct = sorted(distinct, key=lambda v: (type(v).__name__, str(v)))
-    return np.array(distinct, dtype=object)
-
-EXACT_FLOATS = 2.0 ** 53     # integers smaller than this in size are exact as floats
-
-def _known_numbers(column):
-    "The values of a column of numbers (a numeric dtype, not bool) that are not missing, in their dtype; None for any other column, or for integers too large to be exact as floats. (Their levels need no objects: `np.unique` sorts them.)"
-    values = np.asarray(column)
-    if values.dtype.kind not in "iuf" or not len(values): return None
-    if values.dtype.kind == "f": return values[~np.isnan(values)]
-    return values if -EXACT_FLOATS < values.min() and values.max() < EXACT_FLOATS else None
-
-def _numbers_coded(out, column, levels, kinds):
-    "Write into `out` the codes of a column of numbers among `levels`, numbers in increasing order (-1 where a value is none of them, NaN where it is missing), and return True; return False and write nothing for any other column or levels."
-    if kinds != {"number"} or _known_numbers(column) is None: return False
-    table = np.asarray(levels, dtype=float)
-    if not ((table[1:] > table[:-1]).all() and np.abs(table).max() < EXACT_FLOATS): return False
-    x = np.asarray(column, dtype=float)
-    code = np.searchsorted(table, x).clip(max=len(table) - 1)
-    out[:] = np.where(table.take(code) == x, code, -1)
-    out[np.isnan(x)] = np.nan
-    return True
-
-
-# %% ../nbs/06_categorical.ipynb #a7c1d0e3
-#| code-fold: true
-def _kind(v):
-    "What sort of value `v` is, as messages name it: 'text', 'boolean', 'number', 'date', or its type's name."
-    if isinstance(v, str): return "text"
-    if isinstance(v, (bool, np.bool_)): return "boolean"
-    if isinstance(v, (int, float, np.integer, np.floating)): return "number"
-    if isinstance(v, (datetime.date, datetime.timedelta, np.datetime64, np.timedelta64, pd.Period)): return "date"
-    return type(v).__name__
-
-def _plural(kind): return {"number": "numbers", "boolean": "booleans", "date": "dates"}.get(kind, kind)
-
-def _culprits(column, mask, k=5):
-    "The first `k` distinct values of `column` where `mask` holds, and their rows (a DataFrame's index labels, else positions), as text ('row 3', 'rows 0, 1, ...')."
-    values, where = np.asarray(column, dtype=object), np.flatnonzero(mask)
-    distinct = list(pd.unique(values[where]))
-    rows = column.index[where[:k]].tolist() if isinstance(column, pd.Series) else where[:k].tolist()
-    more = lambda n: ", ..." if n > k else ""
-    return (", ".join(map(repr, distinct[:k])) + more(len(distinct)),
-            ("row " if len(where) == 1 else "rows ") + ", ".join(map(str, rows)) + more(len(where)))
-
-def _holds_dates(column):
-    "Whether `column` holds dates, times or durations: a datetime, timedelta or period dtype, or such objects."
-    dtype = column.dtype
-    if isinstance(dtype, pd.PeriodDtype) or pd.api.types.is_datetime64_any_dtype(dtype) or pd.api.types.is_timedelta64_dtype(dtype):
-        return True
-    if not pd.api.types.is_object_dtype(dtype): return False
-    return pd.api.types.infer_dtype(column, skipna=True) in ("datetime", "datetime64", "date", "time", "timedelta", "period")
-
-def _refuse_dates(column, name):
-    "An error for a column of dates: a tree splits numbers or levels, and says how to make numbers of them."
-    if _holds_dates(column):
-        raise ValueError(f"column {name} holds dates or times ({column.dtype}): a tree splits numbers or levels, not dates. Make "
-                         f"numbers of it first, e.g. days since the first: (X[{name}] - X[{name}].min()).dt.days, or its parts: "
-                         f".dt.year, .dt.month, .dt.dayofweek; or list it in categorical_features to make each date a level")
-
-def _number_like(values):
-    "Which entries of the object array `values` are numbers or text that reads as one ('3.5'); booleans and missing values are not."
-    codes, distinct = pd.factorize(values)                               # each distinct value looked at once
-    distinct = np.asarray(distinct, dtype=object)
-    readable = np.array([_kind(v) == "number" for v in distinct], dtype=bool)
-    text = np.array([isinstance(v, str) for v in distinct], dtype=bool)
-    readable[text] = pd.to_numeric(pd.Series(distinct[text], dtype=object), errors="coerce").notna().to_numpy()
-    return np.append(readable, False)[codes]                             # code -1 (missing): the appended False
-
-def _refuse_numbers_as_text(column, name):
-    "An error for a text column whose known values mostly read as numbers: a missing-value marker or a typo made it text."
-    values = np.asarray(column, dtype=object)
-    known = ~_is_missing(values)
-    numbers = _number_like(values)
-    if not known.any() or numbers.sum() <= known.sum() / 2: return
-    odd = known & ~numbers
-    if not odd.any():
-        raise ValueError(f"column {name} holds numbers written as text (e.g. {_culprits(column, known, 1)[0]}); 'auto' would "
-                         f"make each number a level. Convert it: pd.to_numeric(X[{name}]); or list it in categorical_features "
-                         f"to keep it categorical")
-    examples, rows = _culprits(column, odd)
-    raise ValueError(f"column {name} is text, but {numbers.sum()} of its {known.sum()} values are numbers; the others ({examples}, "
-                     f"at {rows}) look like a missing-value marker or a typo, and 'auto' would make each number a level. "
-                     f"If they mark missing values, read them as NaN: pd.read_csv(..., na_values=[...]) or "
-                     f"pd.to_numeric(X[{name}], errors='coerce'); fix a typo; or list the column in categorical_features to keep "
-                     f"it categorical")
-
-def _auto_categorical(column, name):
-    "Whether `categorical_features='auto'` makes `column` categorical: `_looks_categorical`, after refusing dates and text that is mostly numbers (a pandas category or bool dtype is taken at its word)."
-    _refuse_dates(column, name)
-    if not _looks_categorical(column): return False
-    if not (isinstance(column, pd.Series) and (isinstance(column.dtype, pd.CategoricalDtype) or pd.api.types.is_bool_dtype(column.dtype))):
-        _refuse_numbers_as_text(column, name)
-    return True
-
-# %% ../nbs/06_categorical.ipynb #aa717c75
-#| code-fold: true
-def _chosen_columns(chosen, columns, names):
-    "Sorted indices of the categorical columns among `columns` (named `names`, or None) that `chosen`, the encoder's `categorical_features`, designates."
-    if chosen is None: return []
-    if isinstance(chosen, str):
-        if chosen == "auto": return [j for j, column in enumerate(columns) if _auto_categorical(column, _column_name(names, j))]
-        raise ValueError(f"categorical_features must be 'auto', None, a list of column names or indices, or a boolean mask, "
-                         f"got {chosen!r} (for one column write [{chosen!r}])")
-    try: chosen = list(chosen)
-    except TypeError: raise TypeError(f"categorical_features must be 'auto', None, a list of column names or indices, "
-                                      f"or a boolean mask, got {chosen!r}") from None
-    if chosen and all(isinstance(c, (bool, np.bool_)) for c in chosen):        # a boolean mask, one entry per column
-        if len(chosen) != len(columns):
-            raise ValueError(f"categorical_features as a boolean mask needs one entry per column of X ({len(columns)}), "
-                             f"got {len(chosen)}")
-        return [j for j, is_categorical in enumerate(chosen) if is_categorical]
-    indices = set()
-    for c in chosen:
-        if isinstance(c, (bool, np.bool_)):
-            raise TypeError(f"categorical_features mixes booleans with names or indices ({c!r}): give a boolean mask "
-                            "with one entry per column, or a list of names or indices")
-        if isinstance(c, (int, np.integer)):
-            if not 0 <= c < len(columns):
-                raise ValueError(f"categorical feature index {c} is out of range: X has {len(columns)} columns")
-            indices.add(int(c))
-        elif names is None:
-            raise ValueError(f"categorical feature {c!r} is a name, but X has no column names (pass a DataFrame or use indices)")
-        elif c not in set(names):
-            raise ValueError(f"categorical feature {c!r} is not a column of X; its columns are {list(names)}")
-        else: indices.add(int(np.flatnonzero(names == c)[0]))
-    return sorted(indices)
-
-# %% ../nbs/06_categorical.ipynb #2fc779b8
-#| code-fold: true
-def _numeric_column(column, name):
-    "A numeric column as floats (None and pandas' NA as NaN), or an error, naming the column `name`, its odd values and their rows, that says what to do."
-    _refuse_dates(column, name)
-    try:
-        if isinstance(column, pd.Series): return column.to_numpy(dtype=float, na_value=np.nan)
-        column = np.asarray(column)
-        if column.dtype == object: column = np.where(_is_missing(column), np.nan, column)   # None, pandas' NA: NaN
-        return column.astype(float)
-    except (TypeError, ValueError):
-        values = np.asarray(column, dtype=object)
-        examples, rows = _culprits(column, ~_is_missing(values) & ~_number_like(values))
-        raise ValueError(f"column {name} is treated as numeric but holds {examples} (at {rows}); if these mark missing "
-                         f"values, make them NaN (pd.read_csv(..., na_values=[...]) or pd.to_numeric(X[{name}], errors='coerce')); "
-                         f"to treat the column as categorical, list it in categorical_features") from None
-
-# %% ../nbs/06_categorical.ipynb #0bfb8381
-#| code-fold: true
-UNKNOWN_LEVELS = ("warn", "ignore", "error")     # what transform does with levels fit never saw (scikit-learn's `handle_unknown`)
-
-class DataWarning(UserWarning):
-    "Data that is accepted but probably not what was meant: a categorical column with nearly as many levels as values, levels never seen in fit."
-
-class CategoryEncoder:
-    "Find the categorical columns of X and turn them into integer level codes."
-    def __init__(self, categorical_features="auto", handle_unknown="warn"):
-        self.categorical_features, self.handle_unknown = categorical_features, handle_unknown
-
-    def _name(self, j): return _column_name(self.feature_names_in_, j)
-
-    def fit(self, X):
-        "Choose the categorical columns of `X` and record their levels and the kinds of value they are; returns self."
-        columns, names = _columns_of(X)
-        self.n_features_in_, self.feature_names_in_ = len(columns), names
-        self.categorical_ = _chosen_columns(self.categorical_features, columns, names)
-        self.levels_, self.kinds_ = {}, {}
-        for j in self.categorical_:
-            column, numbers = columns[j], _known_numbers(columns[j])
-            seen = None if numbers is None else np.unique(numbers)      # numbers: no objects
-            if isinstance(column, pd.Series) and isinstance(column.dtype, pd.CategoricalDtype):
-                self.levels_[j] = np.asarray(column.cat.categories, dtype=object)
-            elif seen is not None: self.levels_[j] = seen.astype(object)
-            else: self.levels_[j] = _sorted_levels(column)
-            self.kinds_[j] = frozenset(map(_kind, self.levels_[j]))
-            if seen is not None: n_known, n_seen = len(numbers), len(seen)
-            else: n_known, n_seen = int((~_is_missing(column)).sum()), len(pd.unique(np.asarray(column, dtype=object)[~_is_missing(column)]))
-            if n_seen >= 20 and n_seen > n_known / 2:
-                warnings.warn(f"categorical column {self._name(j)} has {n_seen} levels among {n_known} values: most levels are "
-                              "seen once or twice, and a split on them learns little that holds on new data (an identifier? "
-                              "free text? numbers stored as text?); drop it, make numbers of it, or choose the categorical "
-                              "columns with categorical_features", DataWarning, stacklevel=2)
-        for j in set(range(len(columns))) - set(self.categorical_): _numeric_column(columns[j], self._name(j))
-        return self
-
-    def transform(self, X, handle_unknown=None):
-        "`X` as a float array: numeric columns as they are, categorical ones as codes 0..k-1, missing values as NaN, levels unseen by fit as -1, reported as `handle_unknown` says (None: the encoder's); a value of another kind than the column's levels is an error."
-        if not hasattr(self, "levels_"): raise ValueError("this CategoryEncoder is not fitted yet: call fit(X) first")
-        handle_unknown = self.handle_unknown if handle_unknown is None else handle_unknown
-        if handle_unknown not in UNKNOWN_LEVELS:
-            raise ValueError(f"handle_unknown must be one of {UNKNOWN_LEVELS}, got {handle_unknown!r}")
-        columns, names = _columns_of(X)
-        if len(columns) != self.n_features_in_:
-            raise ValueError(f"X has {len(columns)} columns but the encoder was fitted on {self.n_features_in_}")
-        if names is not None and self.feature_names_in_ is not None and list(names) != list(self.feature_names_in_):
-            raise ValueError(f"X's columns {list(names)} differ from those seen in fit {list(self.feature_names_in_)}")
-        encoded, unseen = np.empty((len(columns[0]), len(columns))), []
-        for j, column in enumerate(columns):
-            if j not in self.levels_:
-                encoded[:, j] = _numeric_column(column, self._name(j))
-                continue
-            if not _numbers_coded(encoded[:, j], column, self.levels_[j], self.kinds_[j]):
-                values = np.asarray(column, dtype=object)
-                encoded[:, j] = pd.Index(self.levels_[j]).get_indexer(values)
-                encoded[_is_missing(values), j] = np.nan
-            new = encoded[:, j] == -1
-            if new.any():
-                self._check_kinds(j, column, new)
-                unseen.append((j, column, new))
-        if unseen and handle_unknown != "ignore": self._report_unseen(unseen, handle_unknown)
-        return encoded
-
-    def fit_transform(self, X):
-        "`fit(X)` then `transform(X)`."
-        return self.fit(X).transform(X)
-
-# %% ../nbs/06_categorical.ipynb #b3e9f1a2
-#| code-fold: true
-def _check_kinds(self, j, column, new):
-    "An error if the values of categorical column `j` at the rows `new` (matching no level) are of another kind than its levels were at fit."
-    values = np.asarray(column, dtype=object)
-    other = np.array([_kind(v) not in self.kinds_[j] for v in values[new]], dtype=bool)
-    if len(self.kinds_[j]) == 1 and other.any():
-        wrong = np.zeros(len(values), dtype=bool)
-        wrong[np.flatnonzero(new)[other]] = True
-        examples, rows = _culprits(column, wrong)
-        kinds = sorted({_kind(v) for v in values[wrong]})
-        raise ValueError(f"column {self._name(j)} held {_plural(next(iter(self.kinds_[j])))} at fit (levels {_culprits(self.levels_[j], np.ones(len(self.levels_[j]), bool), 3)[0]}) "
-                         f"but X holds {' and '.join(map(_plural, kinds))} ({examples}, at {rows}): a level matches only a value of its own "
-                         "kind, so these rows would all be routed as missing; pass the column as it was at fit (its levels, not codes)")
-
-def _report_unseen(self, unseen, handle_unknown):
-    "One warning (or, if `handle_unknown='error'`, one error) for every column with levels `fit` never saw: `unseen` holds (j, column, rows)."
-    parts = [f"column {self._name(j)}: {_culprits(column, new, 3)[0]} ({new.sum()} of {len(new)} rows)" for j, column, new in unseen]
-    if handle_unknown == "error":
-        raise ValueError("X holds levels never seen in fit, and handle_unknown='error' refuses them: " + "; ".join(parts)
-                         + ". Pass handle_unknown='warn' or 'ignore' to route them as missing values, or fit on data that has them")
-    warnings.warn("X holds levels never seen in fit, routed as missing values (each split sends them to its missing-value side): "
-                  + "; ".join(parts) + ". Pass handle_unknown='ignore' to silence this, or 'error' to refuse them",
-                  DataWarning, stacklevel=3)
-
-CategoryEncoder._check_kinds, CategoryEncoder._report_unseen = _check_kinds, _report_unseen

@@ -15,7 +15,7 @@ from climbing_trees.naive import (
 from .growth import NodeSplit, grow_depth_first, plan_growth
 from .impurity import criteria_where, split_impurity
 from .criteria import vectorized_column_split
-from .categorical import column_searches
+from .categorical_growth import column_searches
 
 # %% auto #0
 __all__ = ['ADJ_TOLERANCE', 'RPART_CRITERIA', 'PrimarySplit', 'primary_split', 'random_threshold_search', 'agreement_adj',

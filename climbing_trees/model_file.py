@@ -12,7 +12,7 @@ import numpy as np
 from sklearn.dummy import DummyClassifier, DummyRegressor
 from importlib.metadata import PackageNotFoundError, version
 from .tree import LEAF, Tree, Surrogates
-from .categorical import CategoryEncoder
+from .categorical_growth import CategoryEncoder
 from .estimators import (
     EstimatorTree, DecisionTreeClassifier, DecisionTreeRegressor)
 from climbing_trees.forests import (

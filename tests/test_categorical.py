@@ -22,9 +22,10 @@ from climbing_trees.criteria import vectorized_column_split
 from climbing_trees.inference import apply
 from climbing_trees.levelwise import grow_levelwise
 from climbing_trees.categorical import (
-    MULTICLASS_EXHAUSTIVE_LEVELS, CategoricalSplit, CategoryEncoder, best_prefix_split, categorical_column_split,
-    column_searches, exhaustive_categorical_split, level_statistics, one_vs_rest_split, ordered_categorical_split,
+    MULTICLASS_EXHAUSTIVE_LEVELS, CategoricalSplit, best_prefix_split, categorical_column_split,
+    exhaustive_categorical_split, level_statistics, one_vs_rest_split, ordered_categorical_split,
     prefix_split_curve, response_order)
+from climbing_trees.categorical_growth import CategoryEncoder, column_searches
 
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -535,7 +536,7 @@ def test_encoder_accepts_a_boolean_mask():
 def test_numeric_columns_are_coded_as_their_objects_are():
     "A categorical column of numbers is coded without objects (`np.unique`, `np.searchsorted`): the same levels, kinds and codes as the same values given as objects (the general path), with NaN, negatives, -0.0, integers, values unseen at transform, integers past 2**53 (the general path) and a categorical dtype whose numeric categories are not sorted."
     import warnings
-    from climbing_trees.categorical import CategoryEncoder
+    from climbing_trees.categorical_growth import CategoryEncoder
     rng = np.random.default_rng(2)
     floats = rng.choice([-2.5, -0.0, 0.0, 1.0, 7.25, np.nan], 200)
     ints = rng.integers(-3, 9, 200)

@@ -17,7 +17,7 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import climbing_trees
-from climbing_trees.categorical import CategoryEncoder
+from climbing_trees.categorical_growth import CategoryEncoder
 from climbing_trees.estimators import ALGORITHMS, DEFAULT_ALGORITHM, DecisionTreeClassifier, DecisionTreeRegressor, EstimatorTree
 from climbing_trees.impurity import play_tennis
 from climbing_trees.inference import apply

@@ -16,7 +16,7 @@ from climbing_trees.tree import Tree, tree_differences
 from climbing_trees.tree_builder import preorder_numbers
 from climbing_trees.naive import best_split, naive_column_split
 from climbing_trees.growth import grow_tree
-from climbing_trees.categorical import column_searches
+from climbing_trees.categorical_growth import column_searches
 from climbing_trees.criteria import SPLIT_SEARCHES
 from climbing_trees.levelwise import grow_best_first, grow_levelwise
 from strategies import float32_exact

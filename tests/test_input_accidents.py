@@ -12,7 +12,7 @@ from sklearn.datasets import load_wine
 
 from climbing_trees import (DecisionTreeClassifier as C, DecisionTreeRegressor as R, RandomForestClassifier,
                             ExtraTreesClassifier, GradientBoostingClassifier, GradientBoostingRegressor)
-from climbing_trees.categorical import DataWarning
+from climbing_trees.categorical_growth import DataWarning
 from climbing_trees.estimators import ParameterError
 
 WINE = load_wine(as_frame=True)

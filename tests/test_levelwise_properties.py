@@ -9,7 +9,7 @@ from climbing_trees.tree import Tree, tree_differences
 from climbing_trees.naive import best_split
 from climbing_trees.growth import grow_tree
 from climbing_trees.criteria import SPLIT_SEARCHES, median_column_split, vectorized_column_split
-from climbing_trees.categorical import column_searches
+from climbing_trees.categorical_growth import column_searches
 from dataclasses import replace
 
 from climbing_trees.levelwise import PLAIN, Tuning, grow_levelwise, presort

@@ -21,9 +21,10 @@ from climbing_trees.tree import LEAF, tree_differences
 from climbing_trees.naive import best_split, naive_column_split
 from climbing_trees.growth import grow_tree
 from climbing_trees.categorical import (
-    MISSING_LEVEL, CategoricalSplit, CategoryEncoder, categorical_column_split, column_searches,
+    MISSING_LEVEL, CategoricalSplit, categorical_column_split,
     exhaustive_categorical_split, level_codes, level_statistics, one_vs_rest_split, ordered_categorical_split,
     principal_component_split)
+from climbing_trees.categorical_growth import CategoryEncoder, column_searches
 
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 SEARCHES = [exhaustive_categorical_split, ordered_categorical_split, one_vs_rest_split, principal_component_split,

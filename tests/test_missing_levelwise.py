@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from sklearn import tree as sktree
 
-from climbing_trees.categorical import column_searches
+from climbing_trees.categorical_growth import column_searches
 from climbing_trees.criteria import (check_no_missing, incremental_column_split, median_column_split,
                                      vectorized_column_split)
 from climbing_trees.levelwise import grow_best_first, grow_levelwise

@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
 import rpart_summary as stored                                             # noqa: E402
 
 from climbing_trees.criteria import vectorized_column_split                # noqa: E402
-from climbing_trees.categorical import column_searches                     # noqa: E402
+from climbing_trees.categorical_growth import column_searches              # noqa: E402
 from climbing_trees.missing import (LEFT, RIGHT, UNDECIDED, grow_surrogate, majority_side,  # noqa: E402
                                     primary_split, route)
 from climbing_trees.tree import Split                                      # noqa: E402
