@@ -26,7 +26,7 @@ import numpy as np
 from sklearn.datasets import make_classification
 from sklearn.ensemble import ExtraTreesClassifier as SkExtraTrees
 
-from climbing_trees.forests import ExtraTreesClassifier
+from climbing_trees.forest_estimators import ExtraTreesClassifier
 from small_floor import best_of                                      # the same interleaved best-of as the trees' floor
 
 FRONTIER_ENTRIES = 2 ** 20          # the lean grower grows max(1, this // (N * D)) trees as one frontier

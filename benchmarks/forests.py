@@ -31,7 +31,7 @@ from sklearn.ensemble import (ExtraTreesClassifier as SkExtraClassifier, ExtraTr
                               RandomForestClassifier as SkClassifier, RandomForestRegressor as SkRegressor)
 
 from climbing_trees.bench import time_call
-from climbing_trees.forests import ExtraTreesClassifier, ExtraTreesRegressor, RandomForestClassifier, RandomForestRegressor
+from climbing_trees.forest_estimators import ExtraTreesClassifier, ExtraTreesRegressor, RandomForestClassifier, RandomForestRegressor
 
 TARGET = 1.0
 

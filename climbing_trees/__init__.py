@@ -19,8 +19,10 @@ from .views import export_text
 from .views import plot_tree
 from .views import export_graphviz
 from .selection import cv_alpha_table, one_standard_error_alpha
-from .forests import RandomForestClassifier, RandomForestRegressor
-from .forests import ExtraTreesClassifier, ExtraTreesRegressor
+from .forest_estimators import RandomForestClassifier
+from .forest_estimators import RandomForestRegressor
+from .forest_estimators import ExtraTreesClassifier
+from .forest_estimators import ExtraTreesRegressor
 from .boosting import GradientBoostingClassifier
 from .boosting import GradientBoostingRegressor
 from .hist_estimators import HistGradientBoostingClassifier

@@ -15,7 +15,7 @@ from .tree import LEAF, Tree, Surrogates
 from .categorical_growth import CategoryEncoder
 from .estimators import (
     EstimatorTree, DecisionTreeClassifier, DecisionTreeRegressor)
-from climbing_trees.forests import (
+from climbing_trees.forest_estimators import (
     RandomForestClassifier, RandomForestRegressor, ExtraTreesClassifier,
     ExtraTreesRegressor)
 from .boosting import (GradientBoostingClassifier,

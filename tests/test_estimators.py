@@ -365,7 +365,7 @@ def test_one_base_validates_the_data_of_every_family():
     "Trees, forests and boosting inherit one `BaseTreeEstimator`: none defines its own validation, label coding or member helper."
     from climbing_trees.boosting import BaseGradientBoosting, GradientBoostingClassifier, GradientBoostingRegressor
     from climbing_trees.estimators import BaseTreeEstimator
-    from climbing_trees.forests import BaseForest, ExtraTreesRegressor, RandomForestClassifier
+    from climbing_trees.forest_estimators import BaseForest, ExtraTreesRegressor, RandomForestClassifier
     shared = ("_densified", "_check_missing", "_validate_training_data", "_validate_X_predict", "_encode_classes", "_fitted_member",
               "__sklearn_tags__")
     families = (DecisionTreeClassifier, DecisionTreeRegressor, RandomForestClassifier, ExtraTreesRegressor,

@@ -22,7 +22,7 @@ from sklearn.model_selection import KFold, StratifiedKFold, cross_val_score
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from climbing_trees.estimators import DecisionTreeClassifier, DecisionTreeRegressor, ParameterError
-from climbing_trees.forests import (ExtraTreesClassifier, ExtraTreesRegressor, RandomForestClassifier, RandomForestRegressor,
+from climbing_trees.forest_estimators import (ExtraTreesClassifier, ExtraTreesRegressor, RandomForestClassifier, RandomForestRegressor,
                                     bootstrap_indices, tree_seeds, tree_weights)
 from climbing_trees.inference import feature_importances
 from climbing_trees.tree import tree_differences
@@ -165,7 +165,7 @@ def test_the_same_forest_whatever_n_jobs_and_backend(forest_class):
 
 
 def test_unconfigured_jobs_fork_and_a_configuration_goes_to_joblib(monkeypatch, capsys):
-    import climbing_trees.forests as forests
+    import climbing_trees.forest_estimators as forests
     assert forests.joblib_configured() is False
     for config in (dict(backend="threading"), dict(backend="loky"), dict(prefer="threads"), dict(require="sharedmem")):
         with parallel_config(**config): assert forests.joblib_configured() is True
@@ -183,7 +183,7 @@ def test_unconfigured_jobs_fork_and_a_configuration_goes_to_joblib(monkeypatch, 
 
 
 def test_a_failing_forked_batch_raises_in_the_parent():
-    import climbing_trees.forests as forests
+    import climbing_trees.forest_estimators as forests
     if not forests.FORK: pytest.skip("no fork here")
     with pytest.raises(ZeroDivisionError):
         list(forests.forked_map(lambda a, item: 1 / item, [1, 0], 2, before=(None,)))
@@ -364,7 +364,7 @@ def test_estimator_is_the_unfitted_template_as_in_sklearn(forest_class):
 def test_public_api():
     import climbing_trees
     for name in ("RandomForestClassifier", "RandomForestRegressor", "ExtraTreesClassifier", "ExtraTreesRegressor"):
-        assert getattr(climbing_trees, name).__module__ == "climbing_trees.forests"
+        assert getattr(climbing_trees, name).__module__ == "climbing_trees.forest_estimators"
 
 
 def test_benchmark_quick_prints_every_case():

@@ -22,7 +22,7 @@ from sklearn.base import clone, is_classifier
 
 from climbing_trees.tree import flat_values
 from climbing_trees.estimators import ALGORITHMS, DecisionTreeClassifier as DTC, DecisionTreeRegressor as DTR
-from climbing_trees.forests import (ExtraTreesClassifier as ETC, ExtraTreesRegressor as ETR, RandomForestClassifier as RFC,
+from climbing_trees.forest_estimators import (ExtraTreesClassifier as ETC, ExtraTreesRegressor as ETR, RandomForestClassifier as RFC,
                                     RandomForestRegressor as RFR)
 from climbing_trees.boosting import GradientBoostingClassifier as GBC, GradientBoostingRegressor as GBR
 
