@@ -19,8 +19,8 @@ from .inference import export_text, plot_tree, export_graphviz
 from .selection import cv_alpha_table, one_standard_error_alpha
 from .forests import RandomForestClassifier, RandomForestRegressor
 from .forests import ExtraTreesClassifier, ExtraTreesRegressor
-from .boosting import GradientBoostingClassifier
-from .boosting import GradientBoostingRegressor
+from .boosting_estimators import GradientBoostingClassifier
+from .boosting_estimators import GradientBoostingRegressor
 from .hist_estimators import HistGradientBoostingClassifier
 from .hist_estimators import HistGradientBoostingRegressor
 from .model_file import save, load, to_json, from_json
