@@ -24,33 +24,42 @@ __all__ = ['REGRESSION_LOSSES', 'CLASSIFICATION_LOSSES', 'weighted_percentile', 
 
 # %% ../nbs/19_boosting.ipynb #64457232
 def weighted_percentile(values, weights, rank=50.0):
-    "scikit-learn's weighted percentile (the inverted CDF): the first of the sorted `values` whose cumulative weight reaches `rank` percent of the total."
+    """scikit-learn's weighted percentile (the inverted CDF): the first of the sorted
+    `values` whose cumulative weight reaches `rank` percent of the total."""
     order = np.argsort(values)
     cumulative = np.cumsum(weights[order])
     target = np.float64(rank) / 100 * cumulative[-1]
-    if target == 0: target = np.nextafter(target, 1.0)          # a rank of 0 skips leading zero weights
+    # a rank of 0 skips leading zero weights
+    if target == 0: target = np.nextafter(target, 1.0)
     return values[order[min(np.searchsorted(cumulative, target), len(values) - 1)]]
 
 # %% ../nbs/19_boosting.ipynb #44cb9034
 def newton_leaf_values(leaves, n_nodes, w, gradient, hessian):
-    "One Newton step per node: the weighted mean of the negative `gradient` over that of the `hessian` (0 where that vanishes), rows grouped by node number `leaves`."
+    """One Newton step per node: the weighted mean of the negative `gradient` over that
+    of the `hessian` (0 where that vanishes), rows grouped by node number `leaves`."""
     W = np.bincount(leaves, w, n_nodes)
-    with np.errstate(divide="ignore", invalid="ignore"):         # nodes without rows: NaN, never read
+    # nodes without rows: NaN, never read
+    with np.errstate(divide="ignore", invalid="ignore"):
         numerator = np.bincount(leaves, w * gradient, n_nodes) / W
         denominator = np.bincount(leaves, w * hessian, n_nodes) / W
         return np.where(np.abs(denominator) < 1e-150, 0.0, numerator / denominator)
 
 # %% ../nbs/19_boosting.ipynb #baed039b
 class Loss:
-    "A loss L(y, F) of the raw prediction F (N, K): weighted mean, negative gradient, initial model and leaf values."
-    n_trees, factor = 1, 1.0                    # trees per stage; train_score_ = factor * the weighted mean loss
-    def __init__(self, n_classes=None, alpha=0.9): self.n_classes, self.alpha = n_classes, alpha
+    """A loss L(y, F) of the raw prediction F (N, K): weighted mean, negative gradient,
+    initial model and leaf values."""
+    # trees per stage; train_score_ = factor * the weighted mean loss
+    n_trees, factor = 1, 1.0
+    def __init__(self, n_classes=None, alpha=0.9):
+        self.n_classes, self.alpha = n_classes, alpha
     def __call__(self, y, raw, w):
         "The weighted mean loss times `factor` (scikit-learn's `train_score_`)."
         return self.factor * np.average(self.pointwise(y, raw), weights=w)
-    def prepare(self, y, raw, w): "Set what the loss adapts at each stage (Huber's delta)."
+    def prepare(self, y, raw, w):
+        "Set what the loss adapts at each stage (Huber's delta)."
     def leaf_values(self, leaves, n_nodes, y, g, raw, w):
-        "The line search's value of each node from its rows' targets, negative gradients, raw scores and weights; None: keep the tree's means."
+        """The line search's value of each node from its rows' targets, negative
+        gradients, raw scores and weights; None: keep the tree's means."""
         return None
     def init_estimator(self):
         "scikit-learn's estimator of the best constant F_0."
@@ -60,7 +69,8 @@ class Loss:
         return prediction
 
 class SquaredErrorLoss(Loss):
-    "Half the squared error: the negative gradient is the residual, and the tree's leaf means are already the line search."
+    """Half the squared error: the negative gradient is the residual, and the tree's
+    leaf means are already the line search."""
     factor = 2.0
     def pointwise(self, y, raw): return 0.5 * (y - raw[:, 0]) ** 2
     def negative_gradient(self, y, raw): return (y - raw[:, 0])[:, None]
@@ -74,44 +84,58 @@ def _leafwise(leaves, n_nodes, residual, w, step):
     return values
 
 class AbsoluteErrorLoss(Loss):
-    "|y - F|: the negative gradient is the sign of the residual, and each leaf takes its residuals' weighted median."
+    """|y - F|: the negative gradient is the sign of the residual, and each leaf takes
+    its residuals' weighted median."""
     def pointwise(self, y, raw): return np.abs(y - raw[:, 0])
-    def negative_gradient(self, y, raw): return np.where(y >= raw[:, 0], 1.0, -1.0)[:, None]     # scikit-learn: +1 at a tie
+    def negative_gradient(self, y, raw):
+        return np.where(y >= raw[:, 0], 1.0, -1.0)[:, None]  # a tie: +1 (scikit-learn)
     def init_estimator(self): return DummyRegressor(strategy="quantile", quantile=0.5)
     def leaf_values(self, leaves, n_nodes, y, g, raw, w):
-        return _leafwise(leaves, n_nodes, y - raw, w, lambda r, v: weighted_percentile(r, v, 50))
+        return _leafwise(leaves, n_nodes, y - raw, w,
+                         lambda r, v: weighted_percentile(r, v, 50))
 
 class QuantileLoss(Loss):
-    "The pinball loss of quantile `alpha`: each leaf takes its residuals' weighted alpha-quantile."
+    """The pinball loss of quantile `alpha`: each leaf takes its residuals' weighted
+    alpha-quantile."""
     def pointwise(self, y, raw):
         r = y - raw[:, 0]
         return np.where(r >= 0, self.alpha * r, (self.alpha - 1) * r)
-    def negative_gradient(self, y, raw): return np.where(y >= raw[:, 0], self.alpha, self.alpha - 1)[:, None]
-    def init_estimator(self): return DummyRegressor(strategy="quantile", quantile=self.alpha)
+    def negative_gradient(self, y, raw):
+        return np.where(y >= raw[:, 0], self.alpha, self.alpha - 1)[:, None]
+    def init_estimator(self):
+        return DummyRegressor(strategy="quantile", quantile=self.alpha)
     def leaf_values(self, leaves, n_nodes, y, g, raw, w):
-        return _leafwise(leaves, n_nodes, y - raw, w, lambda r, v: weighted_percentile(r, v, 100 * self.alpha))
+        return _leafwise(leaves, n_nodes, y - raw, w,
+                         lambda r, v: weighted_percentile(r, v, 100 * self.alpha))
 
 class HuberLoss(Loss):
-    "Half the squared error for residuals up to delta (the alpha-quantile of |residual|, set at each stage), linear beyond."
+    """Half the squared error for residuals up to delta (the alpha-quantile of
+    |residual|, set at each stage), linear beyond."""
     delta = 1.0
-    def prepare(self, y, raw, w): self.delta = float(weighted_percentile(np.abs(y - raw[:, 0]), w, 100 * self.alpha))
+    def prepare(self, y, raw, w):
+        r = np.abs(y - raw[:, 0])
+        self.delta = float(weighted_percentile(r, w, 100 * self.alpha))
     def pointwise(self, y, raw):
         a = np.abs(y - raw[:, 0])
-        return np.where(a <= self.delta, 0.5 * a ** 2, self.delta * (a - 0.5 * self.delta))
+        return np.where(a <= self.delta, 0.5 * a ** 2,
+                        self.delta * (a - 0.5 * self.delta))
     def negative_gradient(self, y, raw):
         r = y - raw[:, 0]
-        return np.where(np.abs(r) <= self.delta, r, np.where(r > 0, self.delta, -self.delta))[:, None]
+        clipped = np.where(r > 0, self.delta, -self.delta)
+        return np.where(np.abs(r) <= self.delta, r, clipped)[:, None]
     def init_estimator(self): return DummyRegressor(strategy="quantile", quantile=0.5)
     def leaf_values(self, leaves, n_nodes, y, g, raw, w):
         def step(r, v):
             median = weighted_percentile(r, v, 50)
             d = r - median
-            return median + np.average(np.sign(d) * np.minimum(self.delta, np.abs(d)), weights=v)
+            return median + np.average(
+                np.sign(d) * np.minimum(self.delta, np.abs(d)), weights=v)
         return _leafwise(leaves, n_nodes, y - raw, w, step)
 
 # %% ../nbs/19_boosting.ipynb #b9b4ed3c
 class BinomialLoss(Loss):
-    "The log-loss of two classes, F the log-odds: negative gradient y - p, one Newton step per leaf."
+    """The log-loss of two classes, F the log-odds: negative gradient y - p, one Newton
+    step per leaf."""
     factor = 2.0
     def pointwise(self, y, raw): return np.logaddexp(0, raw[:, 0]) - y * raw[:, 0]
     def negative_gradient(self, y, raw): return (y - expit(raw[:, 0]))[:, None]
@@ -125,79 +149,117 @@ class BinomialLoss(Loss):
         return np.column_stack([1 - p, p])
 
 class MultinomialLoss(Loss):
-    "The log-loss of K classes, one raw score per class: K trees per stage, Newton steps times (K - 1) / K."
+    """The log-loss of K classes, one raw score per class: K trees per stage, Newton
+    steps times (K - 1) / K."""
     @property
     def n_trees(self): return self.n_classes
-    def pointwise(self, y, raw): return logsumexp(raw, axis=1) - np.take_along_axis(raw, y.astype(np.intp)[:, None], 1)[:, 0]
+    def pointwise(self, y, raw):
+        own = np.take_along_axis(raw, y.astype(np.intp)[:, None], 1)[:, 0]   # F_y
+        return logsumexp(raw, axis=1) - own
     def negative_gradient(self, y, raw):
         g = -softmax(raw, axis=1)
         g[np.arange(len(y)), y.astype(np.intp)] += 1
         return g
     def leaf_values(self, leaves, n_nodes, y, g, raw, w):
-        p = y - g                                                  # y here: 1 for the tree's class, else 0
-        return (self.n_classes - 1) / self.n_classes * newton_leaf_values(leaves, n_nodes, w, g, p * (1 - p))
+        p = y - g                                 # y: 1 for the tree's class, else 0
+        K = self.n_classes
+        return (K - 1) / K * newton_leaf_values(leaves, n_nodes, w, g, p * (1 - p))
     def init_estimator(self): return DummyClassifier(strategy="prior")
     def link(self, proba):
         log_p = np.log(proba)
-        return log_p - log_p.mean(axis=1, keepdims=True)           # the symmetric scores: they sum to 0
+        # the symmetric scores: they sum to 0
+        return log_p - log_p.mean(axis=1, keepdims=True)
     def predict_proba(self, raw): return softmax(raw, axis=1)
 
 class ExponentialLoss(Loss):
-    "AdaBoost's exponential loss of two classes, F half the log-odds: one Newton step per leaf."
-    def pointwise(self, y, raw): return y * np.exp(-raw[:, 0]) + (1 - y) * np.exp(raw[:, 0])
-    def negative_gradient(self, y, raw): return (y * np.exp(-raw[:, 0]) - (1 - y) * np.exp(raw[:, 0]))[:, None]
+    """AdaBoost's exponential loss of two classes, F half the log-odds: one Newton step
+    per leaf."""
+    def pointwise(self, y, raw):
+        return y * np.exp(-raw[:, 0]) + (1 - y) * np.exp(raw[:, 0])
+    def negative_gradient(self, y, raw):
+        return (y * np.exp(-raw[:, 0]) - (1 - y) * np.exp(raw[:, 0]))[:, None]
     def leaf_values(self, leaves, n_nodes, y, g, raw, w):
-        return newton_leaf_values(leaves, n_nodes, w, g, np.where(y == 0, -g, g))   # the second derivative is |g|
+        # the second derivative is |g|
+        return newton_leaf_values(leaves, n_nodes, w, g, np.where(y == 0, -g, g))
     def init_estimator(self): return DummyClassifier(strategy="prior")
     def link(self, proba): return 0.5 * logit(proba[:, 1])[:, None]
     def predict_proba(self, raw):
         p = expit(2 * raw[:, 0])
         return np.column_stack([1 - p, p])
 
-REGRESSION_LOSSES = {"squared_error": SquaredErrorLoss, "absolute_error": AbsoluteErrorLoss, "huber": HuberLoss,
-                     "quantile": QuantileLoss}
+REGRESSION_LOSSES = {
+    "squared_error": SquaredErrorLoss, "absolute_error": AbsoluteErrorLoss,
+    "huber": HuberLoss, "quantile": QuantileLoss
+}
 CLASSIFICATION_LOSSES = ("log_loss", "exponential")
 
 def make_loss(name, n_classes=None, alpha=0.9):
-    "The loss object of `name`: a regression loss, or 'log_loss' (binomial for 2 classes, multinomial beyond) or 'exponential' (2 classes)."
+    """The loss object of `name`: a regression loss, or 'log_loss' (binomial for 2
+    classes, multinomial beyond) or 'exponential' (2 classes)."""
     if name in REGRESSION_LOSSES: return REGRESSION_LOSSES[name](alpha=alpha)
-    if name == "log_loss": return (BinomialLoss if n_classes == 2 else MultinomialLoss)(n_classes)
+    if name == "log_loss":
+        return (BinomialLoss if n_classes == 2 else MultinomialLoss)(n_classes)
     if name == "exponential":
-        if n_classes != 2: raise ValueError(f"loss='exponential' is only suitable for a binary classification problem: it is for "
-                                         f"two classes, got {n_classes}; use loss='log_loss'")
+        if n_classes != 2:
+            raise ValueError("loss='exponential' is only suitable for a binary "
+                             "classification problem: it is for two classes, got "
+                             f"{n_classes}; use loss='log_loss'")
         return ExponentialLoss(n_classes)
-    raise ParameterError(f"unknown loss {name!r}; choose one of {', '.join(map(repr, (*REGRESSION_LOSSES, *CLASSIFICATION_LOSSES)))}")
+    raise ParameterError(
+        f"unknown loss {name!r}; choose one of "
+        f"{', '.join(map(repr, (*REGRESSION_LOSSES, *CLASSIFICATION_LOSSES)))}")
 
 # %% ../nbs/19_boosting.ipynb #dfe52ef3
 def stage_tree(X, g, w, rows, orders, unit_weights, plan, seed, ccp_alpha=0.0):
-    "Grow one stage's regression tree on the negative gradient `g` of the rows where `rows` holds, straight from chapter 8's grower (chapter 15's, if `plan.missing` is 'surrogate'), as the fit's `plan` says (its `min_weight_leaf` per unit of weight: times this stage's weight), its draws seeded by `seed`; pruned by chapter 14 if `ccp_alpha` > 0."
+    """Grow one stage's regression tree on the negative gradient `g` of the rows where
+    `rows` holds, straight from chapter 8's grower (chapter 15's, if `plan.missing` is
+    'surrogate'), as the fit's `plan` says (its `min_weight_leaf` per unit of weight:
+    times this stage's weight), its draws seeded by `seed`; pruned by chapter 14 if
+    `ccp_alpha` > 0."""
     weight_leaf = plan.rules.min_weight_leaf * w[rows].sum()
-    rules = plan.rules if weight_leaf == plan.rules.min_weight_leaf else replace(plan.rules, min_weight_leaf=weight_leaf)
+    rules = plan.rules
+    if weight_leaf != rules.min_weight_leaf:
+        rules = replace(rules, min_weight_leaf=weight_leaf)
     everything = bool(rows.all())
     X_t, g_t, w_t = (X, g, w) if everything else (X[rows], g[rows], w[rows])
     stage_plan = replace(plan, rules=rules, random_state=seed)
-    if plan.missing == "surrogate": tree = grow_surrogate_from_plan(stage_plan, X_t, g_t, w_t)   # chapter 15's: reads no orders
-    else: tree = grow_levelwise_from_plan(stage_plan, X_t, g_t, np.broadcast_to(1.0, len(g_t)) if unit_weights else w_t,
-                                          orders if everything else subset_orders(orders, rows))
+    if plan.missing == "surrogate":             # chapter 15's grower reads no orders
+        tree = grow_surrogate_from_plan(stage_plan, X_t, g_t, w_t)
+    else:
+        tree = grow_levelwise_from_plan(
+            stage_plan, X_t, g_t,
+            np.broadcast_to(1.0, len(g_t)) if unit_weights else w_t,
+            orders if everything else subset_orders(orders, rows))
     return prune(tree, ccp_alpha) if ccp_alpha > 0 else tree
 
 # %% ../nbs/19_boosting.ipynb #18b30a66
 class Stage(NamedTuple):
-    "One stage of boosting: its trees (one per raw score), its training loss (in-bag) and, with a subsample, the loss of its out-of-bag rows and the stage's improvement of that loss."
+    """One stage of boosting: its trees (one per raw score), its training loss (in-bag)
+    and, with a subsample, the loss of its out-of-bag rows and the stage's improvement
+    of that loss."""
     trees: list
     train_loss: float
     oob_loss: float = np.nan
     oob_improvement: float = np.nan
 
-def boost(X, y, w, loss, raw, plan, learning_rate=0.1, subsample=1.0, rng=None, grow=None, oob_loss=None):
-    "Gradient boosting's stages, one per `next`, from the raw scores `raw` (N, K) of checked `X`, which each stage updates in place: the negative gradient of `loss`, one tree per raw score grown on the in-bag rows by `grow` (default: `stage_tree`, seeded from `rng`), the line search in its leaves, the step. `oob_loss`: the out-of-bag loss the first stage improves on (default: `raw`'s, on that stage's out-of-bag rows)."
+def boost(X, y, w, loss, raw, plan, learning_rate=0.1, subsample=1.0, rng=None,
+          grow=None, oob_loss=None):
+    """Gradient boosting's stages, one per `next`, from the raw scores `raw` (N, K) of
+    checked `X`, which each stage updates in place: the negative gradient of `loss`, one
+    tree per raw score grown on the in-bag rows by `grow` (default: `stage_tree`, seeded
+    from `rng`), the line search in its leaves, the step. `oob_loss`: the out-of-bag
+    loss the first stage improves on (default: `raw`'s, on that stage's out-of-bag
+    rows)."""
     rng = check_random_state(rng)
-    if grow is None: grow = lambda *data: stage_tree(*data, seed=rng.randint(np.iinfo(np.int32).max))
+    if grow is None:
+        grow = lambda *data: stage_tree(*data, seed=rng.randint(np.iinfo(np.int32).max))
     n, K = raw.shape
     do_oob, unit_weights, positive = subsample < 1, bool((w == 1).all()), w > 0
     n_inbag = max(1, int(subsample * n))
-    X_grow = X if positive.all() else X[positive]                   # rows of weight 0 never reach a tree
-    orders = None if plan.missing == "surrogate" else presort(X_grow, plan.tuning)   # sorted once, for every stage
+    # rows of weight 0 never reach a tree
+    X_grow = X if positive.all() else X[positive]
+    # sorted once, for every stage
+    orders = None if plan.missing == "surrogate" else presort(X_grow, plan.tuning)
     mask = np.ones(n, dtype=bool)
     while True:
         if do_oob:
@@ -206,23 +268,30 @@ def boost(X, y, w, loss, raw, plan, learning_rate=0.1, subsample=1.0, rng=None, 
             if oob_loss is None: oob_loss = loss(y[~mask], raw[~mask], w[~mask])
         loss.prepare(y, raw, w)
         g = loss.negative_gradient(y, raw)
-        rows, trees = mask & positive, []                           # the rows this stage's trees are grown on
+        # the rows this stage's trees are grown on
+        rows, trees = mask & positive, []
         for k in range(K):
             y_k = (y == k).astype(np.float64) if K > 1 else y
-            tree = grow(X_grow, g[positive, k], w[positive], rows[positive], orders, unit_weights, plan)
-            leaves = apply_tree(tree, X, n_threads=1)               # small trees: one walk, no threads to start
-            values = loss.leaf_values(leaves[rows], tree.node_count, y_k[rows], g[rows, k], raw[rows, k], w[rows])
+            tree = grow(X_grow, g[positive, k], w[positive], rows[positive], orders,
+                        unit_weights, plan)
+            # small trees: one walk, no threads to start
+            leaves = apply_tree(tree, X, n_threads=1)
+            values = loss.leaf_values(leaves[rows], tree.node_count, y_k[rows],
+                                      g[rows, k], raw[rows, k], w[rows])
             if values is not None: tree.value[tree.is_leaf, 0] = values[tree.is_leaf]
             raw[:, k] += learning_rate * tree.value[leaves, 0]
             trees.append(tree)
         if not do_oob: yield Stage(trees, loss(y, raw, w))
         else:
             before, oob_loss = oob_loss, loss(y[~mask], raw[~mask], w[~mask])
-            yield Stage(trees, loss(y[mask], raw[mask], w[mask]), oob_loss, before - oob_loss)
+            yield Stage(trees, loss(y[mask], raw[mask], w[mask]), oob_loss,
+                        before - oob_loss)
 
 # %% ../nbs/19_boosting.ipynb #62b6d3fc
 def initial_raw(init, loss, X, n_trees=1, classifier=False):
-    "The raw scores of the fitted initial model `init` on checked `X`: zeros ('zero'), the link of `loss` at its probabilities (a classifier's, clipped away from 0 and 1) or its predictions."
+    """The raw scores of the fitted initial model `init` on checked `X`: zeros ('zero'),
+    the link of `loss` at its probabilities (a classifier's, clipped away from 0 and 1)
+    or its predictions."""
     if isinstance(init, str): return np.zeros((len(X), n_trees))
     if classifier:
         eps = np.finfo(np.float64).eps
@@ -230,7 +299,9 @@ def initial_raw(init, loss, X, n_trees=1, classifier=False):
     return init.predict(X).astype(np.float64).reshape(-1, 1)
 
 def add_stages(raw, X, stages, learning_rate):
-    "Add `learning_rate` times the leaf values of each tree of `stages` (sequences of trees, one per raw score) to the raw scores `raw` of checked `X`, in place."
+    """Add `learning_rate` times the leaf values of each tree of `stages` (sequences of
+    trees, one per raw score) to the raw scores `raw` of checked `X`, in place."""
     for trees in stages:
-        for k, tree in enumerate(trees): raw[:, k] += learning_rate * flat_values(tree)[apply_tree(tree, X), 0]
+        for k, tree in enumerate(trees):
+            raw[:, k] += learning_rate * flat_values(tree)[apply_tree(tree, X), 0]
     return raw

@@ -15,63 +15,84 @@ from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 from .impurity import check_sample_weight, criteria_where
 from .inference import apply as apply_tree, feature_importances
-from .estimators import (BaseTreeEstimator, DecisionTreeRegressor, EnsembleMembers, ParameterError, patch_to,
-                                       resolve_max_features,
-                                       resolve_plan, is_integer, is_number, check_parameter, shap_tree, shap_model)
+from .estimators import (BaseTreeEstimator, DecisionTreeRegressor,
+                                       EnsembleMembers, ParameterError, patch_to,
+                                       resolve_max_features, resolve_plan, is_integer,
+                                       is_number, check_parameter, shap_tree,
+                                       shap_model)
 from .tree import flat_values
-from .boosting import (CLASSIFICATION_LOSSES, REGRESSION_LOSSES, add_stages, boost, initial_raw, make_loss,
+from .boosting import (CLASSIFICATION_LOSSES, REGRESSION_LOSSES,
+                                     add_stages, boost, initial_raw, make_loss,
                                      stage_tree)
 
 # %% auto #0
 __all__ = ['BOOSTING_CRITERIA', 'BaseGradientBoosting', 'GradientBoostingRegressor', 'GradientBoostingClassifier']
 
 # %% ../nbs/19_boosting_estimators.ipynb #d7738950
-BOOSTING_CRITERIA = criteria_where(boosting=True)     # chapter 1's table: ("friedman_mse", "squared_error")
+# chapter 1's table: ("friedman_mse", "squared_error")
+BOOSTING_CRITERIA = criteria_where(boosting=True)
 
 class BaseGradientBoosting(EnsembleMembers, BaseTreeEstimator):
-    "What the two boosting estimators share: checks, the stage loop, early stopping, staged raw predictions, importances."
+    """What the two boosting estimators share: checks, the stage loop, early stopping,
+    staged raw predictions, importances."""
     _losses = ()
     _contiguous_X = True           # every stage walks X row by row
     _multi_output = False          # one target: a 2-D y is refused, with the remedy
 
     def _tree_template(self):
-        "A `DecisionTreeRegressor` with this ensemble's tree parameters: it checks them and resolves them against the data."
-        return DecisionTreeRegressor(criterion="squared_error", max_depth=self.max_depth, min_samples_split=self.min_samples_split,
-                                     min_samples_leaf=self.min_samples_leaf, min_weight_fraction_leaf=self.min_weight_fraction_leaf,
-                                     max_features=self.max_features, max_leaf_nodes=self.max_leaf_nodes,
-                                     min_impurity_decrease=self.min_impurity_decrease, ccp_alpha=self.ccp_alpha,
-                                     categorical_features=self.categorical_features, handle_unknown=self.handle_unknown,
-                                     missing=self.missing, max_surrogates=self.max_surrogates)
+        """A `DecisionTreeRegressor` with this ensemble's tree parameters: it checks
+        them and resolves them against the data."""
+        return DecisionTreeRegressor(
+            criterion="squared_error", max_depth=self.max_depth,
+            min_samples_split=self.min_samples_split,
+            min_samples_leaf=self.min_samples_leaf,
+            min_weight_fraction_leaf=self.min_weight_fraction_leaf,
+            max_features=self.max_features, max_leaf_nodes=self.max_leaf_nodes,
+            min_impurity_decrease=self.min_impurity_decrease, ccp_alpha=self.ccp_alpha,
+            categorical_features=self.categorical_features,
+            handle_unknown=self.handle_unknown, missing=self.missing,
+            max_surrogates=self.max_surrogates)
 
     def _stage_tree(self, X, g, w, rows, orders, unit_weights, plan):
-        "One stage's tree, by chapter 19's `stage_tree`, its seed drawn from the fit's random stream `_rng`, pruned with `ccp_alpha`: what `fit` hands `boost` as `grow`."
+        """One stage's tree, by chapter 19's `stage_tree`, its seed drawn from the fit's
+        random stream `_rng`, pruned with `ccp_alpha`: what `fit` hands `boost` as
+        `grow`."""
         seed = self._rng.randint(np.iinfo(np.int32).max)
-        return stage_tree(X, g, w, rows, orders, unit_weights, plan, seed, self.ccp_alpha)
+        return stage_tree(X, g, w, rows, orders, unit_weights, plan, seed,
+                          self.ccp_alpha)
 
 # %% ../nbs/19_boosting_estimators.ipynb #19e1f7e3
 @patch_to(BaseGradientBoosting)
 def _fit_init(self, X, y, sample_weight):
-    "Fit the initial model `init_`: scikit-learn's dummy estimator of the loss's best constant, 'zero', or a clone of `init`."
-    init = self._loss.init_estimator() if self.init is None else self.init if isinstance(self.init, str) else clone(self.init)
+    """Fit the initial model `init_`: scikit-learn's dummy estimator of the loss's best
+    constant, 'zero', or a clone of `init`."""
+    init = (self._loss.init_estimator() if self.init is None else
+            self.init if isinstance(self.init, str) else clone(self.init))
     self.init_ = init
     if isinstance(init, str): return
     if sample_weight is None: init.fit(X, y)
     else:
         try: init.fit(X, y, sample_weight=sample_weight)
-        except (TypeError, ValueError) as error:          # a Pipeline's fit says so with a ValueError
+        except (TypeError, ValueError) as error:
+            # a Pipeline's fit says so with a ValueError
             if "sample_weight" not in str(error): raise
-            raise ValueError(f"The initial estimator {type(init).__name__} does not support sample weights: "
-                             "fit without sample_weight, or give an init that takes them") from error
+            name = type(init).__name__
+            raise ValueError(f"The initial estimator {name} does not support sample "
+                             "weights: fit without sample_weight, or give an init "
+                             "that takes them") from error
 
 @patch_to(BaseGradientBoosting)
 def _init_raw(self, X):
-    "The raw scores of the initial model `init_` on checked `X` (chapter 19's `initial_raw`)."
-    return initial_raw(self.init_, self._loss, X, self.n_trees_per_iteration_, is_classifier(self))
+    """The raw scores of the initial model `init_` on checked `X` (chapter 19's
+    `initial_raw`)."""
+    return initial_raw(self.init_, self._loss, X, self.n_trees_per_iteration_,
+                       is_classifier(self))
 
 @patch_to(BaseGradientBoosting)
 def _raw_predict(self, X, n_stages=None):
     "The raw scores of checked `X` after the first `n_stages` stages (all if None)."
-    stages = ([member.tree_ for member in stage] for stage in self.estimators_[:n_stages])
+    stages = ([member.tree_ for member in stage]
+              for stage in self.estimators_[:n_stages])
     return add_stages(self._init_raw(X), X, stages, self.learning_rate)
 
 @patch_to(BaseGradientBoosting)
@@ -79,12 +100,15 @@ def _staged_raw_predict(self, X):
     "The raw scores after each stage, one stage's trees added at a time."
     X = self._validate_X_predict(X)
     raw = self._init_raw(X)
-    for stage in self.estimators_: yield add_stages(raw, X, [[member.tree_ for member in stage]], self.learning_rate).copy()
+    for stage in self.estimators_:
+        trees = [member.tree_ for member in stage]
+        yield add_stages(raw, X, [trees], self.learning_rate).copy()
 
 # %% ../nbs/19_boosting_estimators.ipynb #9970e159
 @patch_to(BaseGradientBoosting)
 def _resize(self, n_stages):
-    "Make room for `n_stages` stages in `estimators_`, `train_score_` and the out-of-bag arrays, or cut them to `n_stages`."
+    """Make room for `n_stages` stages in `estimators_`, `train_score_` and the
+    out-of-bag arrays, or cut them to `n_stages`."""
     estimators = np.empty((n_stages, self.n_trees_per_iteration_), dtype=object)
     kept = self.estimators_[:n_stages]
     estimators[:len(kept)] = kept
@@ -92,19 +116,22 @@ def _resize(self, n_stages):
     grow = lambda a: np.concatenate([a[:n_stages], np.zeros(max(0, n_stages - len(a)))])
     self.train_score_ = grow(self.train_score_)
     if self.subsample < 1 or hasattr(self, "oob_improvement_"):
-        self.oob_improvement_, self.oob_scores_ = grow(getattr(self, "oob_improvement_", np.zeros(0))), grow(getattr(self, "oob_scores_", np.zeros(0)))
+        self.oob_improvement_ = grow(getattr(self, "oob_improvement_", np.zeros(0)))
+        self.oob_scores_ = grow(getattr(self, "oob_scores_", np.zeros(0)))
         self.oob_score_ = self.oob_scores_[-1] if n_stages else np.nan
 
 @patch_to(BaseGradientBoosting)
 def _clear_state(self):
     "Forget a previous fit (what `warm_start=False` does)."
-    for name in ("estimators_", "train_score_", "oob_improvement_", "oob_scores_", "oob_score_", "init_", "_rng", "n_estimators_"):
+    for name in ("estimators_", "train_score_", "oob_improvement_", "oob_scores_",
+                 "oob_score_", "init_", "_rng", "n_estimators_"):
         if hasattr(self, name): delattr(self, name)
 
 # %% ../nbs/19_boosting_estimators.ipynb #b43d2983
 @patch_to(BaseGradientBoosting)
 def fit(self, X, y, sample_weight=None, monitor=None):
-    "Fit `n_estimators` stages (fewer if early stopping or `monitor` stops); with `warm_start`, add stages to those already fitted."
+    """Fit `n_estimators` stages (fewer if early stopping or `monitor` stops); with
+    `warm_start`, add stages to those already fitted."""
     self._check_params()
     if not self.warm_start: self._clear_state()
     X, y = self._validate_training_data(X, y)
@@ -115,45 +142,61 @@ def fit(self, X, y, sample_weight=None, monitor=None):
     self.max_features_ = resolve_max_features(self.max_features, self.n_features_in_)
     X_val = y_val = w_val = None
     if self.n_iter_no_change is not None:
-        X, X_val, y, y_val, w, w_val = train_test_split(X, y, w, random_state=self.random_state, test_size=self.validation_fraction,
-                                                        stratify=y if is_classifier(self) else None)
+        X, X_val, y, y_val, w, w_val = train_test_split(
+            X, y, w, random_state=self.random_state, test_size=self.validation_fraction,
+            stratify=y if is_classifier(self) else None)
         if is_classifier(self) and len(np.unique(y)) != self.n_classes_:
-            raise ValueError("The training data after the early stopping split is missing some classes: try another random_state "
-                             "or a larger validation_fraction")
+            raise ValueError(
+                "The training data after the early stopping split is missing some "
+                "classes: try another random_state or a larger validation_fraction")
     if not hasattr(self, "estimators_"):
         self._fit_init(X, y, w if weights_given else None)
         raw, begin = self._init_raw(X), 0
         self._rng = check_random_state(self.random_state)
-        self.estimators_, self.train_score_ = np.empty((0, self.n_trees_per_iteration_), dtype=object), np.zeros(0)
+        self.estimators_ = np.empty((0, self.n_trees_per_iteration_), dtype=object)
+        self.train_score_ = np.zeros(0)
     else:
         if self.n_estimators < len(self.estimators_):
-            raise ValueError(f"n_estimators={self.n_estimators} must be larger or equal to estimators_.shape[0]="
-                             f"{len(self.estimators_)} when warm_start==True")
+            raise ValueError(
+                f"n_estimators={self.n_estimators} must be larger or equal to "
+                f"estimators_.shape[0]={len(self.estimators_)} when warm_start==True")
         raw, begin = self._raw_predict(X), len(self.estimators_)
-    with threadpool_limits(1, user_api="blas"):      # a stage's BLAS calls are small dot products: threads would cost more
-        self.n_estimators_ = self._fit_stages(X, y, w, raw, X_val, y_val, w_val, begin, monitor)
+    # a stage's BLAS calls are small dot products: threads would cost more
+    with threadpool_limits(1, user_api="blas"):
+        self.n_estimators_ = self._fit_stages(X, y, w, raw, X_val, y_val, w_val, begin,
+                                              monitor)
     return self
 
 @patch_to(BaseGradientBoosting)
 def _fit_stages(self, X, y, w, raw, X_val, y_val, w_val, begin, monitor):
-    "Stages `begin` to `n_estimators` of chapter 19's `boost`, kept in the fitted attributes, reported, and stopped by `monitor` or early stopping. Returns the stages fitted."
-    loss, lr, do_oob, stop = self._loss, self.learning_rate, self.subsample < 1, self.n_iter_no_change
-    plan, _ = resolve_plan(self._tree_template(), int(np.count_nonzero(w > 0)), X.shape[1], 1.0, None,
-                           np.flatnonzero(self.is_categorical_))   # once
+    """Stages `begin` to `n_estimators` of chapter 19's `boost`, kept in the fitted
+    attributes, reported, and stopped by `monitor` or early stopping. Returns the stages
+    fitted."""
+    loss, lr, stop = self._loss, self.learning_rate, self.n_iter_no_change
+    do_oob = self.subsample < 1
+    n_grown = int(np.count_nonzero(w > 0))                # rows of weight 0 are dropped
+    plan, _ = resolve_plan(self._tree_template(), n_grown, X.shape[1], 1.0, None,
+                           np.flatnonzero(self.is_categorical_))
     self._resize(self.n_estimators)
-    if stop is not None: history, raw_val = np.full(stop, np.inf), self._raw_predict(X_val, begin)
+    if stop is not None:
+        history, raw_val = np.full(stop, np.inf), self._raw_predict(X_val, begin)
     progress = _Progress(self, begin) if self.verbose else None
-    stages = boost(X, y, w, loss, raw, plan, lr, self.subsample, self._rng, self._stage_tree,
-                   self.oob_scores_[begin - 1] if do_oob and begin else None)
+    oob_before = self.oob_scores_[begin - 1] if do_oob and begin else None  # warm start
+    stages = boost(X, y, w, loss, raw, plan, lr, self.subsample, self._rng,
+                   self._stage_tree, oob_before)
     n_stages = begin
-    for i, stage in zip(range(begin, self.n_estimators), stages):     # the range first: no stage is grown past the last
+    # the range first: no stage is grown past the last
+    for i, stage in zip(range(begin, self.n_estimators), stages):
         for k, tree in enumerate(stage.trees):
-            self.estimators_[i, k] = self._fitted_member(self._tree_template(), tree, self.max_features_)
-            if stop is not None: raw_val[:, k] += lr * tree.value[apply_tree(tree, X_val, n_threads=1), 0]
+            self.estimators_[i, k] = self._fitted_member(self._tree_template(), tree,
+                                                         self.max_features_)
+            if stop is not None:
+                leaves_val = apply_tree(tree, X_val, n_threads=1)
+                raw_val[:, k] += lr * tree.value[leaves_val, 0]
         n_stages, self.train_score_[i] = i + 1, stage.train_loss
         if do_oob:
-            self.oob_scores_[i], self.oob_improvement_[i] = stage.oob_loss, stage.oob_improvement
-            self.oob_score_ = stage.oob_loss
+            self.oob_scores_[i] = self.oob_score_ = stage.oob_loss
+            self.oob_improvement_[i] = stage.oob_improvement
         if progress: progress.update(i, self)
         if monitor is not None and monitor(i, self, locals()): break
         if stop is not None:
@@ -166,38 +209,65 @@ def _fit_stages(self, X, y, w, raw, X_val, y_val, w_val, begin, monitor):
 # %% ../nbs/19_boosting_estimators.ipynb #0c1259a7
 @patch_to(BaseGradientBoosting, as_prop=True)
 def feature_importances_(self):
-    "The impurity decrease of each feature, averaged over the trees that split, normalized to sum to 1 (scikit-learn's definition)."
+    """The impurity decrease of each feature, averaged over the trees that split,
+    normalized to sum to 1 (scikit-learn's definition)."""
     check_is_fitted(self)
     trees = [e.tree_ for e in self.estimators_.ravel() if e.tree_.node_count > 1]
     if not trees: return np.zeros(self.n_features_in_)
-    mean = np.mean([feature_importances(t, self.n_features_in_, normalize=False) for t in trees], axis=0)
+    mean = np.mean(
+        [feature_importances(t, self.n_features_in_, normalize=False) for t in trees],
+        axis=0)
     return mean / mean.sum()
 
 @patch_to(BaseGradientBoosting)
 def apply(self, X):
-    "The leaf each row reaches in every tree: (rows, stages, trees per stage), as floats like scikit-learn's."
+    """The leaf each row reaches in every tree: (rows, stages, trees per stage), as
+    floats like scikit-learn's."""
     X = self._validate_X_predict(X)
     leaves = np.zeros((len(X),) + self.estimators_.shape)
-    for (i, k), estimator in np.ndenumerate(self.estimators_): leaves[:, i, k] = apply_tree(estimator.tree_, X)
+    for (i, k), estimator in np.ndenumerate(self.estimators_):
+        leaves[:, i, k] = apply_tree(estimator.tree_, X)
     return leaves
 
 # %% ../nbs/19_boosting_estimators.ipynb #83fc0726
 class GradientBoostingRegressor(RegressorMixin, BaseGradientBoosting):
-    "Gradient boosting of the book's regression trees for a numeric target, with scikit-learn's parameters."
+    """Gradient boosting of the book's regression trees for a numeric target, with
+    scikit-learn's parameters."""
     _losses, _numeric_target = tuple(REGRESSION_LOSSES), True
 
-    def __init__(self, *, loss="squared_error", learning_rate=0.1, n_estimators=100, subsample=1.0, criterion="deprecated",
-                 min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0, max_depth=3, min_impurity_decrease=0.0,
-                 init=None, random_state=None, max_features=None, alpha=0.9, verbose=0, max_leaf_nodes=None, warm_start=False,
-                 validation_fraction=0.1, n_iter_no_change=None, tol=1e-4, ccp_alpha=0.0, categorical_features="auto",
+    def __init__(self, *, loss="squared_error", learning_rate=0.1, n_estimators=100,
+                 subsample=1.0, criterion="deprecated", min_samples_split=2,
+                 min_samples_leaf=1, min_weight_fraction_leaf=0.0, max_depth=3,
+                 min_impurity_decrease=0.0, init=None, random_state=None,
+                 max_features=None, alpha=0.9, verbose=0, max_leaf_nodes=None,
+                 warm_start=False, validation_fraction=0.1, n_iter_no_change=None,
+                 tol=1e-4, ccp_alpha=0.0, categorical_features="auto",
                  handle_unknown="warn", missing="direction", max_surrogates=5):
-        self.loss, self.learning_rate, self.n_estimators, self.subsample, self.criterion = loss, learning_rate, n_estimators, subsample, criterion
-        self.min_samples_split, self.min_samples_leaf, self.min_weight_fraction_leaf = min_samples_split, min_samples_leaf, min_weight_fraction_leaf
-        self.max_depth, self.min_impurity_decrease, self.init, self.random_state = max_depth, min_impurity_decrease, init, random_state
-        self.max_features, self.alpha, self.verbose, self.max_leaf_nodes = max_features, alpha, verbose, max_leaf_nodes
-        self.warm_start, self.validation_fraction, self.n_iter_no_change, self.tol = warm_start, validation_fraction, n_iter_no_change, tol
-        self.ccp_alpha, self.categorical_features, self.handle_unknown = ccp_alpha, categorical_features, handle_unknown
-        self.missing, self.max_surrogates = missing, max_surrogates
+        self.loss = loss
+        self.learning_rate = learning_rate
+        self.n_estimators = n_estimators
+        self.subsample = subsample
+        self.criterion = criterion
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_weight_fraction_leaf = min_weight_fraction_leaf
+        self.max_depth = max_depth
+        self.min_impurity_decrease = min_impurity_decrease
+        self.init = init
+        self.random_state = random_state
+        self.max_features = max_features
+        self.alpha = alpha
+        self.verbose = verbose
+        self.max_leaf_nodes = max_leaf_nodes
+        self.warm_start = warm_start
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.tol = tol
+        self.ccp_alpha = ccp_alpha
+        self.categorical_features = categorical_features
+        self.handle_unknown = handle_unknown
+        self.missing = missing
+        self.max_surrogates = max_surrogates
 
     def _encode_y(self, y, w):
         self.n_trees_per_iteration_ = 1
@@ -219,39 +289,64 @@ class GradientBoostingRegressor(RegressorMixin, BaseGradientBoosting):
 
 # %% ../nbs/19_boosting_estimators.ipynb #f3824d59
 class GradientBoostingClassifier(ClassifierMixin, BaseGradientBoosting):
-    "Gradient boosting of the book's regression trees on the log-loss (or the exponential loss), with scikit-learn's parameters."
+    """Gradient boosting of the book's regression trees on the log-loss (or the
+    exponential loss), with scikit-learn's parameters."""
     _losses = CLASSIFICATION_LOSSES
 
-    def __init__(self, *, loss="log_loss", learning_rate=0.1, n_estimators=100, subsample=1.0, criterion="deprecated",
-                 min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0, max_depth=3, min_impurity_decrease=0.0,
-                 init=None, random_state=None, max_features=None, verbose=0, max_leaf_nodes=None, warm_start=False,
-                 validation_fraction=0.1, n_iter_no_change=None, tol=1e-4, ccp_alpha=0.0, categorical_features="auto",
-                 handle_unknown="warn", missing="direction", max_surrogates=5):
-        self.loss, self.learning_rate, self.n_estimators, self.subsample, self.criterion = loss, learning_rate, n_estimators, subsample, criterion
-        self.min_samples_split, self.min_samples_leaf, self.min_weight_fraction_leaf = min_samples_split, min_samples_leaf, min_weight_fraction_leaf
-        self.max_depth, self.min_impurity_decrease, self.init, self.random_state = max_depth, min_impurity_decrease, init, random_state
-        self.max_features, self.verbose, self.max_leaf_nodes = max_features, verbose, max_leaf_nodes
-        self.warm_start, self.validation_fraction, self.n_iter_no_change, self.tol = warm_start, validation_fraction, n_iter_no_change, tol
-        self.ccp_alpha, self.categorical_features, self.handle_unknown = ccp_alpha, categorical_features, handle_unknown
-        self.missing, self.max_surrogates = missing, max_surrogates
+    def __init__(self, *, loss="log_loss", learning_rate=0.1, n_estimators=100,
+                 subsample=1.0, criterion="deprecated", min_samples_split=2,
+                 min_samples_leaf=1, min_weight_fraction_leaf=0.0, max_depth=3,
+                 min_impurity_decrease=0.0, init=None, random_state=None,
+                 max_features=None, verbose=0, max_leaf_nodes=None, warm_start=False,
+                 validation_fraction=0.1, n_iter_no_change=None, tol=1e-4,
+                 ccp_alpha=0.0, categorical_features="auto", handle_unknown="warn",
+                 missing="direction", max_surrogates=5):
+        self.loss = loss
+        self.learning_rate = learning_rate
+        self.n_estimators = n_estimators
+        self.subsample = subsample
+        self.criterion = criterion
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_weight_fraction_leaf = min_weight_fraction_leaf
+        self.max_depth = max_depth
+        self.min_impurity_decrease = min_impurity_decrease
+        self.init = init
+        self.random_state = random_state
+        self.max_features = max_features
+        self.verbose = verbose
+        self.max_leaf_nodes = max_leaf_nodes
+        self.warm_start = warm_start
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.tol = tol
+        self.ccp_alpha = ccp_alpha
+        self.categorical_features = categorical_features
+        self.handle_unknown = handle_unknown
+        self.missing = missing
+        self.max_surrogates = max_surrogates
 
     def _encode_y(self, y, w):
         codes = self._encode_classes(y)
         self.n_trees_per_iteration_ = 1 if self.n_classes_ <= 2 else self.n_classes_
         present = np.count_nonzero(np.bincount(codes, w))
         if present < 2:
-            raise ValueError(f"y contains {present} class after sample_weight trimmed classes with zero weights, while a "
-                             "minimum of 2 classes are required.")
+            raise ValueError(f"y contains {present} class after sample_weight trimmed "
+                             "classes with zero weights, while a minimum of 2 "
+                             "classes are required.")
         return codes.astype(np.float64)
 
     def _make_loss(self): return make_loss(self.loss, self.n_classes_)
 
     def _classes_of(self, raw):
         "The predicted class of each row of raw scores, as an original label."
-        return self.classes_.take((raw[:, 0] >= 0).astype(np.intp) if raw.shape[1] == 1 else raw.argmax(axis=1))
+        two = raw.shape[1] == 1
+        codes = (raw[:, 0] >= 0).astype(np.intp) if two else raw.argmax(axis=1)
+        return self.classes_.take(codes)
 
     def decision_function(self, X):
-        "The raw scores: log-odds of the second class (two classes, 1-D), or one centred log-probability per class."
+        """The raw scores: log-odds of the second class (two classes, 1-D), or one
+        centred log-probability per class."""
         raw = self._raw_predict(self._validate_X_predict(X))
         return raw[:, 0] if raw.shape[1] == 1 else raw
 
@@ -260,8 +355,10 @@ class GradientBoostingClassifier(ClassifierMixin, BaseGradientBoosting):
         yield from self._staged_raw_predict(X)
 
     def predict_proba(self, X):
-        "Class probabilities: the sigmoid of the log-odds (two classes) or the softmax of the scores."
-        raw = self._raw_predict(self._validate_X_predict(X))        # checks that the model is fitted first
+        """Class probabilities: the sigmoid of the log-odds (two classes) or the softmax
+        of the scores."""
+        # checks that the model is fitted first
+        raw = self._raw_predict(self._validate_X_predict(X))
         return self._loss.predict_proba(raw)
 
     def predict_log_proba(self, X):
@@ -283,66 +380,113 @@ class GradientBoostingClassifier(ClassifierMixin, BaseGradientBoosting):
 # %% ../nbs/19_boosting_estimators.ipynb #ad186fe0
 @patch_to(BaseGradientBoosting)
 def _check_params(self):
-    "Check every parameter before reading data; a `ParameterError` names the culprit and what it accepts."
+    """Check every parameter before reading data; a `ParameterError` names the culprit
+    and what it accepts."""
     if self.loss not in self._losses:
-        raise ParameterError(f"unknown loss {self.loss!r} for {type(self).__name__}; choose one of {', '.join(map(repr, self._losses))}")
-    check_parameter("criterion", self.criterion, self.criterion == "deprecated" or self.criterion in BOOSTING_CRITERIA,
-                    "'deprecated' (the default), 'squared_error' or 'friedman_mse' (all grow the same trees)")
-    if self.criterion != "deprecated":               # scikit-learn 1.9's FutureWarning, in words of ours
-        warnings.warn(f"The parameter `criterion` is deprecated since scikit-learn 1.9 (which removes it in 1.11) and has no effect: "
-                      f"every tree is grown with the squared error, which ranks splits as criterion={self.criterion!r} does; "
-                      "leave criterion at its default, 'deprecated', to silence this warning", FutureWarning, stacklevel=3)
-    check_parameter("learning_rate", self.learning_rate, is_number(self.learning_rate) and 0 <= self.learning_rate < np.inf, "a finite number >= 0")
-    check_parameter("n_estimators", self.n_estimators, is_integer(self.n_estimators) and self.n_estimators >= 1, "an integer >= 1")
-    check_parameter("subsample", self.subsample, is_number(self.subsample) and 0 < self.subsample <= 1, "a fraction in (0, 1]")
-    check_parameter("validation_fraction", self.validation_fraction,
-             is_number(self.validation_fraction) and 0 < self.validation_fraction < 1, "a fraction in (0, 1)")
-    check_parameter("n_iter_no_change", self.n_iter_no_change, self.n_iter_no_change is None or is_integer(self.n_iter_no_change)
-             and self.n_iter_no_change >= 1, "None (no early stopping) or an integer >= 1")
-    check_parameter("tol", self.tol, is_number(self.tol) and 0 <= self.tol < np.inf, "a finite number >= 0")
-    check_parameter("verbose", self.verbose, is_integer(self.verbose) or isinstance(self.verbose, (bool, np.bool_)), "an integer (0: silent)")
-    check_parameter("warm_start", self.warm_start, isinstance(self.warm_start, (bool, np.bool_)), "True or False")
-    needs = "predict_proba" if is_classifier(self) else "predict"          # what _init_raw asks of the initial model
+        raise ParameterError(f"unknown loss {self.loss!r} for {type(self).__name__}; "
+                             f"choose one of {', '.join(map(repr, self._losses))}")
+    criterion_ok = self.criterion == "deprecated" or self.criterion in BOOSTING_CRITERIA
+    check_parameter("criterion", self.criterion, criterion_ok,
+                    "'deprecated' (the default), 'squared_error' or 'friedman_mse' "
+                    "(all grow the same trees)")
+    if self.criterion != "deprecated":        # scikit-learn 1.9's warning, in our words
+        warnings.warn(
+            "The parameter `criterion` is deprecated since scikit-learn 1.9 (which "
+            "removes it in 1.11) and has no effect: every tree is grown with the "
+            f"squared error, which ranks splits as criterion={self.criterion!r} does; "
+            "leave criterion at its default, 'deprecated', to silence this warning",
+            FutureWarning, stacklevel=3)
+    check_parameter("learning_rate", self.learning_rate,
+                    is_number(self.learning_rate) and 0 <= self.learning_rate < np.inf,
+                    "a finite number >= 0")
+    check_parameter("n_estimators", self.n_estimators,
+                    is_integer(self.n_estimators) and self.n_estimators >= 1,
+                    "an integer >= 1")
+    check_parameter("subsample", self.subsample,
+                    is_number(self.subsample) and 0 < self.subsample <= 1,
+                    "a fraction in (0, 1]")
+    check_parameter(
+        "validation_fraction", self.validation_fraction,
+        is_number(self.validation_fraction) and 0 < self.validation_fraction < 1,
+        "a fraction in (0, 1)")
+    n_iter = self.n_iter_no_change
+    check_parameter("n_iter_no_change", n_iter,
+                    n_iter is None or is_integer(n_iter) and n_iter >= 1,
+                    "None (no early stopping) or an integer >= 1")
+    check_parameter("tol", self.tol,
+                    is_number(self.tol) and 0 <= self.tol < np.inf,
+                    "a finite number >= 0")
+    check_parameter(
+        "verbose", self.verbose,
+        is_integer(self.verbose) or isinstance(self.verbose, (bool, np.bool_)),
+        "an integer (0: silent)")
+    check_parameter("warm_start", self.warm_start,
+                    isinstance(self.warm_start, (bool, np.bool_)), "True or False")
+    # what _init_raw asks of the initial model
+    needs = "predict_proba" if is_classifier(self) else "predict"
     init_ok = (self.init == "zero" if isinstance(self.init, str) else self.init is None
-               or not isinstance(self.init, type) and hasattr(self.init, "fit") and hasattr(self.init, needs))
-    check_parameter("init", self.init, init_ok, f"None, 'zero' or an estimator (an instance, not its class) with fit and {needs}")
-    if hasattr(self, "alpha"): check_parameter("alpha", self.alpha, is_number(self.alpha) and 0 < self.alpha < 1, "a number in (0, 1)")
-    check_parameter("random_state", self.random_state, self.random_state is None or is_integer(self.random_state) and 0 <= self.random_state < 2**32
-             or isinstance(self.random_state, np.random.RandomState), "None, an integer in [0, 2**32 - 1] or a numpy.random.RandomState")
+               or not isinstance(self.init, type) and hasattr(self.init, "fit")
+               and hasattr(self.init, needs))
+    check_parameter("init", self.init, init_ok,
+                    "None, 'zero' or an estimator (an instance, not its class) "
+                    f"with fit and {needs}")
+    if hasattr(self, "alpha"):
+        check_parameter("alpha", self.alpha,
+                        is_number(self.alpha) and 0 < self.alpha < 1,
+                        "a number in (0, 1)")
+    seed = self.random_state
+    seed_ok = (seed is None or is_integer(seed) and 0 <= seed < 2**32
+               or isinstance(seed, np.random.RandomState))
+    check_parameter("random_state", seed, seed_ok,
+                    "None, an integer in [0, 2**32 - 1] or a numpy.random.RandomState")
     self._tree_template()._check_params()
 
 # %% ../nbs/19_boosting_estimators.ipynb #c7c1d002
 @patch_to(BaseGradientBoosting)
 def to_shap(self):
-    "The fitted model as the dictionary shap's `TreeExplainer` takes, explaining the raw score: `init_`'s constant as `base_offset`, each tree's values times the learning rate (one output per class score); refused for a non-constant `init_` or splits on level sets."
+    """The fitted model as the dictionary shap's `TreeExplainer` takes, explaining the
+    raw score: `init_`'s constant as `base_offset`, each tree's values times the
+    learning rate (one output per class score); refused for a non-constant `init_` or
+    splits on level sets."""
     check_is_fitted(self)
     if not isinstance(self.init_, (str, DummyClassifier, DummyRegressor)):
-        raise ValueError(f"init_ is a fitted {type(self.init_).__name__}, whose raw score depends on the row, and shap's dictionary has "
-                         "one constant base_offset: fit with init=None (the loss's best constant) or init='zero' to explain the model with shap")
-    offset, K = self._init_raw(np.zeros((1, self.n_features_in_)))[0], self.n_trees_per_iteration_
+        raise ValueError(
+            f"init_ is a fitted {type(self.init_).__name__}, whose raw score depends "
+            "on the row, and shap's dictionary has one constant base_offset: fit with "
+            "init=None (the loss's best constant) or init='zero' to explain the model "
+            "with shap")
+    K = self.n_trees_per_iteration_
+    offset = self._init_raw(np.zeros((1, self.n_features_in_)))[0]
     names, trees = getattr(self, "feature_names_in_", None), []
     for stage in self.estimators_:
         for k, estimator in enumerate(stage):
-            values = flat_values(estimator.tree_) if K == 1 else np.zeros((estimator.tree_.node_count, K))
-            if K > 1: values[:, k] = flat_values(estimator.tree_)[:, 0]          # this tree adds to class k's score only
+            own = flat_values(estimator.tree_)
+            values = own if K == 1 else np.zeros((estimator.tree_.node_count, K))
+            if K > 1: values[:, k] = own[:, 0]       # this tree adds to class k's score
             trees.append(shap_tree(estimator.tree_, self.learning_rate, values, names))
     binary_log_loss = is_classifier(self) and self.loss == "log_loss" and K == 1
-    return shap_model(trees, float(offset[0]) if K == 1 else offset, "log_odds" if binary_log_loss else "raw_value",
-                      "binary_crossentropy" if binary_log_loss else "squared_error" if self.loss == "squared_error" else None)
+    objective = ("binary_crossentropy" if binary_log_loss
+                 else "squared_error" if self.loss == "squared_error" else None)
+    return shap_model(trees, float(offset[0]) if K == 1 else offset,
+                      "log_odds" if binary_log_loss else "raw_value", objective)
 
 # %% ../nbs/19_boosting_estimators.ipynb #bc84af48
 class _Progress:
-    "scikit-learn's `verbose` report: a header, a line per stage for stages 1-10, then every 10th up to 100, and so on (every stage if verbose > 1)."
+    """scikit-learn's `verbose` report: a header, a line per stage for stages 1-10, then
+    every 10th up to 100, and so on (every stage if verbose > 1)."""
     def __init__(self, estimator, begin):
-        self.verbose, self.every, self.begin, self.start, self.oob = estimator.verbose, 1, begin, perf_counter(), estimator.subsample < 1
-        names = ["Iter", "Train Loss"] + (["OOB Improve"] if self.oob else []) + ["Remaining Time"]
+        self.verbose, self.every, self.begin = estimator.verbose, 1, begin
+        self.start, self.oob = perf_counter(), estimator.subsample < 1
+        oob = ["OOB Improve"] if self.oob else []
+        names = ["Iter", "Train Loss"] + oob + ["Remaining Time"]
         print(("%10s " + "%16s " * (len(names) - 1)) % tuple(names))
 
     def update(self, j, estimator):
         "Report stage `j` if it is due."
         i = j - self.begin
         if (i + 1) % self.every: return
-        remaining = (estimator.n_estimators - (j + 1)) * (perf_counter() - self.start) / (i + 1)
+        elapsed = perf_counter() - self.start
+        remaining = (estimator.n_estimators - (j + 1)) * elapsed / (i + 1)
         remaining = f"{remaining / 60:.2f}m" if remaining > 60 else f"{remaining:.2f}s"
         oob = f" {estimator.oob_improvement_[j]:>16.4f}" if self.oob else ""
         print(f"{j + 1:>10d} {estimator.train_score_[j]:>16.4f}{oob} {remaining:>16s}")
