@@ -25,7 +25,7 @@ import numpy as np
 import sklearn
 from sklearn.ensemble import GradientBoostingClassifier as SkClassifier, GradientBoostingRegressor as SkRegressor
 
-from climbing_trees.boosting import GradientBoostingClassifier, GradientBoostingRegressor
+from climbing_trees.boosting_estimators import GradientBoostingClassifier, GradientBoostingRegressor
 
 FULL_SIZES, QUICK_SIZES = (2_000, 20_000, 100_000), (1_000, 4_000)
 TARGET = 1.0

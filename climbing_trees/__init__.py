@@ -23,8 +23,8 @@ from .forest_estimators import RandomForestClassifier
 from .forest_estimators import RandomForestRegressor
 from .forest_estimators import ExtraTreesClassifier
 from .forest_estimators import ExtraTreesRegressor
-from .boosting import GradientBoostingClassifier
-from .boosting import GradientBoostingRegressor
+from .boosting_estimators import GradientBoostingClassifier
+from .boosting_estimators import GradientBoostingRegressor
 from .hist_estimators import HistGradientBoostingClassifier
 from .hist_estimators import HistGradientBoostingRegressor
 from .model_file import save, load, to_json, from_json

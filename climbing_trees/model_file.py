@@ -18,10 +18,11 @@ from .estimators import (
 from climbing_trees.forest_estimators import (
     RandomForestClassifier, RandomForestRegressor, ExtraTreesClassifier,
     ExtraTreesRegressor)
-from .boosting import (GradientBoostingClassifier,
-                                     GradientBoostingRegressor, SquaredErrorLoss,
-                                     AbsoluteErrorLoss, HuberLoss, QuantileLoss,
-                                     BinomialLoss, MultinomialLoss, ExponentialLoss)
+from .boosting import (SquaredErrorLoss, AbsoluteErrorLoss, HuberLoss,
+                                     QuantileLoss, BinomialLoss, MultinomialLoss,
+                                     ExponentialLoss)
+from .boosting_estimators import (GradientBoostingClassifier,
+                                                GradientBoostingRegressor)
 
 # %% auto #0
 __all__ = ['FORMAT', 'FORMAT_VERSION', 'MODELS', 'ESTIMATORS', 'OBJECTS', 'ARRAYS', 'PER_NODE', 'ModelFileError', 'encode_array',

@@ -9,7 +9,7 @@ from sklearn.exceptions import NotFittedError
 
 from climbing_trees.impurity import play_tennis
 from climbing_trees.estimators import DecisionTreeClassifier, DecisionTreeRegressor
-from climbing_trees.boosting import GradientBoostingRegressor as GBR
+from climbing_trees.boosting_estimators import GradientBoostingRegressor as GBR
 from climbing_trees.views import export_text, plot_tree
 
 rng = np.random.default_rng(0)

@@ -23,7 +23,8 @@ from sklearn import ensemble as sk
 from sklearn.base import clone
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from climbing_trees.boosting import GradientBoostingClassifier, GradientBoostingRegressor, make_loss, weighted_percentile
+from climbing_trees.boosting import make_loss, weighted_percentile
+from climbing_trees.boosting_estimators import GradientBoostingClassifier, GradientBoostingRegressor
 from climbing_trees.levelwise import presort, subset_orders
 from climbing_trees.estimators import DecisionTreeRegressor, ParameterError
 from climbing_trees.levelwise import grow_levelwise

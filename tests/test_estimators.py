@@ -363,7 +363,7 @@ def test_threaded_walk_equals_single_thread_walk():
 
 def test_one_base_validates_the_data_of_every_family():
     "Trees, forests and boosting inherit one `BaseTreeEstimator`: none defines its own validation, label coding or member helper."
-    from climbing_trees.boosting import BaseGradientBoosting, GradientBoostingClassifier, GradientBoostingRegressor
+    from climbing_trees.boosting_estimators import BaseGradientBoosting, GradientBoostingClassifier, GradientBoostingRegressor
     from climbing_trees.estimators import BaseTreeEstimator
     from climbing_trees.forest_estimators import BaseForest, ExtraTreesRegressor, RandomForestClassifier
     shared = ("_densified", "_check_missing", "_validate_training_data", "_validate_X_predict", "_encode_classes", "_fitted_member",
@@ -381,7 +381,7 @@ def test_one_base_validates_the_data_of_every_family():
 
 
 def test_boosting_refuses_what_a_tree_refuses_with_the_same_message():
-    from climbing_trees.boosting import GradientBoostingRegressor
+    from climbing_trees.boosting_estimators import GradientBoostingRegressor
     X, y = X_DIA[:60], Y_DIA[:60]
     with pytest.raises(ValueError, match="fits one target"): GradientBoostingRegressor().fit(X, np.column_stack([y, y]))
     assert DecisionTreeRegressor().fit(X, np.column_stack([y, y])).predict(X).shape == (60, 2)   # a tree grows both outputs

@@ -13,7 +13,7 @@ from sklearn.linear_model import LinearRegression
 
 from climbing_trees.estimators import DecisionTreeClassifier, DecisionTreeRegressor
 from climbing_trees.forest_estimators import RandomForestClassifier, RandomForestRegressor, ExtraTreesClassifier, ExtraTreesRegressor
-from climbing_trees.boosting import GradientBoostingClassifier, GradientBoostingRegressor
+from climbing_trees.boosting_estimators import GradientBoostingClassifier, GradientBoostingRegressor
 from climbing_trees.model_file import (FORMAT_VERSION, ModelFileError, from_json, load, save, to_json, _body, _digest)
 
 

@@ -24,7 +24,7 @@ from climbing_trees.tree import flat_values
 from climbing_trees.estimators import ALGORITHMS, DecisionTreeClassifier as DTC, DecisionTreeRegressor as DTR
 from climbing_trees.forest_estimators import (ExtraTreesClassifier as ETC, ExtraTreesRegressor as ETR, RandomForestClassifier as RFC,
                                     RandomForestRegressor as RFR)
-from climbing_trees.boosting import GradientBoostingClassifier as GBC, GradientBoostingRegressor as GBR
+from climbing_trees.boosting_estimators import GradientBoostingClassifier as GBC, GradientBoostingRegressor as GBR
 
 CORPUS = Path(__file__).resolve().parents[1] / "tests" / "fit_corpus.json"
 TREE_ARRAYS = ("children_left", "children_right", "feature", "threshold", "categorical", "left_levels", "right_levels",
