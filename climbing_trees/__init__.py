@@ -21,8 +21,8 @@ from .forests import RandomForestClassifier, RandomForestRegressor
 from .forests import ExtraTreesClassifier, ExtraTreesRegressor
 from .boosting import GradientBoostingClassifier
 from .boosting import GradientBoostingRegressor
-from .hist_estimators import HistGradientBoostingClassifier
-from .hist_estimators import HistGradientBoostingRegressor
+from .hist_sklearn import HistGradientBoostingClassifier
+from .hist_sklearn import HistGradientBoostingRegressor
 from .model_file import save, load, to_json, from_json
 from .explain import shap_values, partial_dependence
 
