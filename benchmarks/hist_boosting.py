@@ -20,7 +20,7 @@ if any(os.environ.get(v) != "1" for v in THREAD_VARIABLES):          # before nu
 
 import numpy as np
 from sklearn.ensemble import HistGradientBoostingClassifier, HistGradientBoostingRegressor
-from climbing_trees.hist_boosting import HistBoosting
+from climbing_trees.hist_growth import HistBoosting
 
 TARGETS = {"fit": 2.0, "memory": 2.0, "predict": 1.0}
 

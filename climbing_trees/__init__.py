@@ -25,8 +25,8 @@ from .forest_estimators import ExtraTreesClassifier
 from .forest_estimators import ExtraTreesRegressor
 from .boosting_estimators import GradientBoostingClassifier
 from .boosting_estimators import GradientBoostingRegressor
-from .hist_estimators import HistGradientBoostingClassifier
-from .hist_estimators import HistGradientBoostingRegressor
+from .hist_sklearn import HistGradientBoostingClassifier
+from .hist_sklearn import HistGradientBoostingRegressor
 from .model_file import save, load, to_json, from_json
 from .explain import shap_values, partial_dependence
 

@@ -9,9 +9,9 @@ from sklearn.ensemble._hist_gradient_boosting.binning import _BinMapper
 from sklearn.utils.stats import _weighted_percentile
 
 from climbing_trees.without_orders import BINNING_SUBSAMPLE
-from climbing_trees.hist_boosting import (Codes, HistBoosting, Rows, _split_gains, averaged_weighted_percentile,
-                                         baseline, bin_codes, fit_bins, gradients, growth_params, grow_tree,
-                                         split_gain, tree_records)
+from climbing_trees.hist_boosting import (Codes, _split_gains, averaged_weighted_percentile, baseline, bin_codes,
+                                         fit_bins, gradients, split_gain)
+from climbing_trees.hist_growth import HistBoosting, Rows, growth_params, grow_tree, tree_records
 
 LOSSES = {"squared_error": HalfSquaredError(), "absolute_error": AbsoluteError(), "poisson": HalfPoissonLoss(),
           "binary": HalfBinomialLoss(), "multinomial": HalfMultinomialLoss(n_classes=4)}
@@ -78,7 +78,7 @@ def test_bad_input_says_what_to_do():
 # by node, on columns of at most 255 values (binning is then exact): squared error, absolute error, Poisson, two and three
 # classes, NaN, weights (zeros too), categorical columns (in the middle of X too), ties, edge columns, constraints.
 from sklearn.ensemble import HistGradientBoostingClassifier, HistGradientBoostingRegressor
-from climbing_trees.hist_boosting import HistBoosting
+from climbing_trees.hist_growth import HistBoosting
 
 FIELDS = ["feature_idx", "bin_threshold", "missing_go_to_left", "left", "right", "is_leaf", "count", "depth",
           "is_categorical", "num_threshold"]

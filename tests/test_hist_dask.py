@@ -7,8 +7,8 @@ import pytest
 da = pytest.importorskip("dask.array")
 distributed = pytest.importorskip("distributed")
 import climbing_trees.hist_boosting as hist_boosting
-import climbing_trees.hist_estimators as hist_estimators
-from climbing_trees.hist_estimators import HistGradientBoostingClassifier, HistGradientBoostingRegressor
+import climbing_trees.hist_sklearn as hist_sklearn
+from climbing_trees.hist_sklearn import HistGradientBoostingClassifier, HistGradientBoostingRegressor
 
 
 @pytest.fixture(scope="module")
@@ -60,7 +60,7 @@ def test_dask_fit_is_the_in_memory_fit(client, loss, classes):
 
 def test_dask_bins_past_the_subsample_and_early_stopping(client, monkeypatch):
     "Past BINNING_SUBSAMPLE rows the blocks send the rows the in-memory fit draws: the same bins; early stopping on X_val in memory stops where the in-memory fit stops."
-    for module in (hist_boosting, hist_estimators): monkeypatch.setattr(module, "BINNING_SUBSAMPLE", 2000)
+    for module in (hist_boosting, hist_sklearn): monkeypatch.setattr(module, "BINNING_SUBSAMPLE", 2000)
     X, y = data(5000, seed=1)
     Xv, yv = data(800, seed=2)
     params = dict(max_iter=40, learning_rate=0.5, early_stopping=True, n_iter_no_change=3, random_state=0)

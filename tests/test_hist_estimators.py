@@ -10,7 +10,7 @@ from sklearn import ensemble
 from sklearn.metrics import make_scorer, mean_absolute_error
 from sklearn.utils.estimator_checks import check_estimator
 
-from climbing_trees.hist_estimators import HistGradientBoostingClassifier, HistGradientBoostingRegressor
+from climbing_trees.hist_sklearn import HistGradientBoostingClassifier, HistGradientBoostingRegressor
 
 REG = (ensemble.HistGradientBoostingRegressor, HistGradientBoostingRegressor)
 CLF = (ensemble.HistGradientBoostingClassifier, HistGradientBoostingClassifier)
