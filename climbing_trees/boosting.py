@@ -20,9 +20,10 @@ from .levelwise import grow_levelwise_from_plan, presort, subset_orders
 from .missing import grow_surrogate_from_plan
 from .inference import apply as apply_tree, feature_importances
 from .pruning import prune
-from .estimators import (BaseTreeEstimator, DecisionTreeRegressor, EnsembleMembers, ParameterError, patch_to,
-                                       resolve_max_features,
-                                       resolve_plan, is_integer, is_number, check_parameter, shap_tree, shap_model)
+from .estimators import (ParameterError, resolve_max_features, resolve_plan, is_integer, is_number,
+                                       check_parameter)
+from .tree_estimators import BaseTreeEstimator, DecisionTreeRegressor, EnsembleMembers, patch_to
+from .shap_export import shap_tree, shap_model
 from .tree import flat_values
 
 # %% auto #0

@@ -25,11 +25,11 @@ from .levelwise import (PLAIN, Growth, check_presorted, grow_depth_by_depth, gro
                                       keeps_orders, presort, subset_orders)
 from .inference import apply as apply_tree, decision_path as tree_decision_path, feature_importances
 from .pruning import prune
-from .estimators import (BaseTreeEstimator, DecisionTreeClassifier, DecisionTreeRegressor, EnsembleMembers, MAX_SEED,
-                                       ParameterError,
-                                       patch_to, grow_by_plan, resolve_plan, is_integer, check_parameter, DEPRECATED_CRITERIA,
-                                       warn_deprecated_criterion, stored_criterion, shap_tree,
-                                       checked_targets)
+from .estimators import (MAX_SEED, ParameterError, resolve_plan, is_integer, check_parameter, DEPRECATED_CRITERIA,
+                                       warn_deprecated_criterion, stored_criterion)
+from .tree_estimators import (BaseTreeEstimator, DecisionTreeClassifier, DecisionTreeRegressor, EnsembleMembers,
+                                            patch_to, grow_by_plan, checked_targets)
+from .shap_export import shap_tree
 
 # %% auto #0
 __all__ = ['TREES_BATCH_ELEMENTS', 'FOREST_BLOCK_ELEMENTS', 'FOREST_TUNING', 'PREFER', 'FORK', 'trees_orders', 'grow_trees',

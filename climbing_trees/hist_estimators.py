@@ -24,7 +24,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import (_check_categorical_features, _check_monotonic_cst, _check_sample_weight, _check_y,
                                       check_consistent_length, check_is_fitted)
 from .boosting import weighted_percentile
-from .estimators import patch_to
+from .tree_estimators import patch_to
 from .hist_boosting import (BINNING_SUBSAMPLE, Codes, Rows, baseline, bin_codes, constraint_params,
                                           fit_bins, gradients, grow_tree, growth_params, tree_predict, tree_records)
 
