@@ -14,7 +14,7 @@ __all__ = ['DecisionTreeClassifier', 'DecisionTreeRegressor', 'export_text', 'pl
 # the public API: trees (16), their readers (13), pruning level (17), ensembles (18, 19,
 # 23), model files (20), explanations (21), the warning of a doubtful table (6)
 from .categorical_growth import DataWarning
-from .estimators import DecisionTreeClassifier, DecisionTreeRegressor
+from .tree_estimators import DecisionTreeClassifier, DecisionTreeRegressor
 from .views import export_text
 from .views import plot_tree
 from .views import export_graphviz

@@ -15,11 +15,12 @@ from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 from .impurity import check_sample_weight, criteria_where
 from .inference import apply as apply_tree, feature_importances
-from .estimators import (BaseTreeEstimator, DecisionTreeRegressor,
-                                       EnsembleMembers, ParameterError, patch_to,
-                                       resolve_max_features, resolve_plan, is_integer,
-                                       is_number, check_parameter, shap_tree,
-                                       shap_model)
+from .tree_estimators import (
+    BaseTreeEstimator, DecisionTreeRegressor, EnsembleMembers, patch_to)
+from climbing_trees.estimators import (
+    ParameterError, resolve_max_features, resolve_plan, is_integer, is_number,
+    check_parameter)
+from .shap_export import shap_tree, shap_model
 from .tree import flat_values
 from .boosting import (CLASSIFICATION_LOSSES, REGRESSION_LOSSES,
                                      add_stages, boost, initial_raw, make_loss,

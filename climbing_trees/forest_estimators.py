@@ -22,12 +22,13 @@ from .without_orders import fit_binning, unbin_tree
 from .inference import (
     apply as apply_tree, decision_path as tree_decision_path, feature_importances)
 from .pruning import prune
-from .estimators import (BaseTreeEstimator, DecisionTreeClassifier,
-                                       DecisionTreeRegressor, EnsembleMembers, MAX_SEED,
-                                       patch_to, grow_by_plan, resolve_plan, is_integer,
-                                       check_parameter, DEPRECATED_CRITERIA,
-                                       warn_deprecated_criterion, stored_criterion,
-                                       shap_tree, checked_targets)
+from .tree_estimators import (
+    BaseTreeEstimator, DecisionTreeClassifier, DecisionTreeRegressor, EnsembleMembers,
+    patch_to, grow_by_plan, checked_targets)
+from .estimators import (
+    MAX_SEED, resolve_plan, is_integer, check_parameter, DEPRECATED_CRITERIA,
+    warn_deprecated_criterion, stored_criterion)
+from .shap_export import shap_tree
 from .forests import FOREST_TUNING, grow_trees_from_plan, trees_orders
 
 # %% auto #0

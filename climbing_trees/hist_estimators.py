@@ -20,7 +20,7 @@ from sklearn.utils.validation import (
     _check_monotonic_cst, _check_sample_weight, _check_y, check_consistent_length,
     check_is_fitted)
 from .boosting import weighted_percentile
-from .estimators import patch_to
+from .tree_estimators import patch_to
 from .hist_boosting import Codes, baseline, bin_codes, fit_bins, gradients
 from .hist_growth import (
     Rows, constraint_params, grow_tree, growth_params, tree_predict, tree_records)

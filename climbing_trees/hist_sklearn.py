@@ -15,7 +15,7 @@ from sklearn.utils import check_random_state, compute_sample_weight
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_categorical_features, check_is_fitted
-from .estimators import patch_to
+from .tree_estimators import patch_to
 from .hist_boosting import (
     BINNING_SUBSAMPLE, Codes, baseline, bin_codes, fit_bins)
 from .hist_growth import Rows

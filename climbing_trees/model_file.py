@@ -13,8 +13,8 @@ from sklearn.dummy import DummyClassifier, DummyRegressor
 from importlib.metadata import PackageNotFoundError, version
 from .tree import LEAF, Tree, Surrogates
 from .categorical_growth import CategoryEncoder
-from .estimators import (
-    EstimatorTree, DecisionTreeClassifier, DecisionTreeRegressor)
+from .estimators import EstimatorTree
+from .tree_estimators import DecisionTreeClassifier, DecisionTreeRegressor
 from climbing_trees.forest_estimators import (
     RandomForestClassifier, RandomForestRegressor, ExtraTreesClassifier,
     ExtraTreesRegressor)

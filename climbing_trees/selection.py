@@ -10,7 +10,7 @@ from sklearn.base import clone, is_classifier
 from sklearn.model_selection import KFold, StratifiedKFold
 from .impurity import check_sample_weight
 from .pruning import cost_complexity_path, prune_with_path
-from .estimators import BaseDecisionTree
+from .tree_estimators import BaseDecisionTree
 
 # %% auto #0
 __all__ = ['cv_alpha_table', 'one_standard_error_alpha']

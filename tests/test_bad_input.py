@@ -8,7 +8,7 @@ from scipy import sparse
 from sklearn.exceptions import NotFittedError
 
 from climbing_trees.impurity import play_tennis
-from climbing_trees.estimators import DecisionTreeClassifier, DecisionTreeRegressor
+from climbing_trees.tree_estimators import DecisionTreeClassifier, DecisionTreeRegressor
 from climbing_trees.boosting_estimators import GradientBoostingRegressor as GBR
 from climbing_trees.views import export_text, plot_tree
 

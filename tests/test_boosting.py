@@ -26,7 +26,8 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from climbing_trees.boosting import make_loss, weighted_percentile
 from climbing_trees.boosting_estimators import GradientBoostingClassifier, GradientBoostingRegressor
 from climbing_trees.levelwise import presort, subset_orders
-from climbing_trees.estimators import DecisionTreeRegressor, ParameterError
+from climbing_trees.estimators import ParameterError
+from climbing_trees.tree_estimators import DecisionTreeRegressor
 from climbing_trees.levelwise import grow_levelwise
 
 ROOT = Path(__file__).resolve().parents[1]

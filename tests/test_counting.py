@@ -312,7 +312,7 @@ def test_levels_at_once_grow_the_node_by_node_tree(seed):
 
 
 def test_levels_at_once_search_through_the_estimators_and_forests():
-    from climbing_trees.estimators import DecisionTreeRegressor
+    from climbing_trees.tree_estimators import DecisionTreeRegressor
     from climbing_trees.forest_estimators import RandomForestClassifier
     rng = np.random.default_rng(0)
     X = rng.integers(0, 6, size=(300, 3)).astype(float); y = X[:, 0] + rng.normal(size=300)

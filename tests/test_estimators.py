@@ -18,7 +18,8 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import climbing_trees
 from climbing_trees.categorical_growth import CategoryEncoder
-from climbing_trees.estimators import ALGORITHMS, DEFAULT_ALGORITHM, DecisionTreeClassifier, DecisionTreeRegressor, EstimatorTree
+from climbing_trees.estimators import ALGORITHMS, DEFAULT_ALGORITHM, EstimatorTree
+from climbing_trees.tree_estimators import DecisionTreeClassifier, DecisionTreeRegressor
 from climbing_trees.impurity import play_tennis
 from climbing_trees.inference import apply
 from climbing_trees.views import export_text, plot_tree
@@ -364,7 +365,7 @@ def test_threaded_walk_equals_single_thread_walk():
 def test_one_base_validates_the_data_of_every_family():
     "Trees, forests and boosting inherit one `BaseTreeEstimator`: none defines its own validation, label coding or member helper."
     from climbing_trees.boosting_estimators import BaseGradientBoosting, GradientBoostingClassifier, GradientBoostingRegressor
-    from climbing_trees.estimators import BaseTreeEstimator
+    from climbing_trees.tree_estimators import BaseTreeEstimator
     from climbing_trees.forest_estimators import BaseForest, ExtraTreesRegressor, RandomForestClassifier
     shared = ("_densified", "_check_missing", "_validate_training_data", "_validate_X_predict", "_encode_classes", "_fitted_member",
               "__sklearn_tags__")

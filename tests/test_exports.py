@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 from sklearn import tree as sktree
 
-from climbing_trees.estimators import DecisionTreeClassifier, DecisionTreeRegressor
+from climbing_trees.tree_estimators import DecisionTreeClassifier, DecisionTreeRegressor
 from climbing_trees.impurity import play_tennis
 from climbing_trees.views import export_graphviz, export_text, plot_tree
 from climbing_trees.levelwise import grow_levelwise

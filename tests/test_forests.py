@@ -21,9 +21,9 @@ from sklearn.datasets import load_breast_cancer, load_diabetes, make_classificat
 from sklearn.model_selection import KFold, StratifiedKFold, cross_val_score
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from climbing_trees.estimators import DecisionTreeClassifier, DecisionTreeRegressor, ParameterError
-from climbing_trees.forest_estimators import (ExtraTreesClassifier, ExtraTreesRegressor, RandomForestClassifier, RandomForestRegressor,
-                                    bootstrap_indices, tree_seeds, tree_weights)
+from climbing_trees.estimators import ParameterError
+from climbing_trees.tree_estimators import DecisionTreeClassifier, DecisionTreeRegressor
+from climbing_trees.forest_estimators import ExtraTreesClassifier, ExtraTreesRegressor, RandomForestClassifier, RandomForestRegressor, bootstrap_indices, tree_seeds, tree_weights
 from climbing_trees.inference import feature_importances
 from climbing_trees.tree import tree_differences
 

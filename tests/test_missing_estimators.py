@@ -10,7 +10,8 @@ import pandas as pd
 import pytest
 from sklearn import tree as sktree
 
-from climbing_trees.estimators import DecisionTreeClassifier, DecisionTreeRegressor, ParameterError
+from climbing_trees.estimators import ParameterError
+from climbing_trees.tree_estimators import DecisionTreeClassifier, DecisionTreeRegressor
 from test_sklearn_oracle import SEEDS, assert_same_tree, ours_tree, preorder, problem, same_structure, sklearn_tree
 
 CRITERIA = ("gini", "entropy", "squared_error", "poisson")

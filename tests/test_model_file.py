@@ -11,7 +11,7 @@ from sklearn.datasets import load_iris, make_classification, make_regression
 from sklearn.dummy import DummyRegressor
 from sklearn.linear_model import LinearRegression
 
-from climbing_trees.estimators import DecisionTreeClassifier, DecisionTreeRegressor
+from climbing_trees.tree_estimators import DecisionTreeClassifier, DecisionTreeRegressor
 from climbing_trees.forest_estimators import RandomForestClassifier, RandomForestRegressor, ExtraTreesClassifier, ExtraTreesRegressor
 from climbing_trees.boosting_estimators import GradientBoostingClassifier, GradientBoostingRegressor
 from climbing_trees.model_file import (FORMAT_VERSION, ModelFileError, from_json, load, save, to_json, _body, _digest)

@@ -22,8 +22,9 @@ from sklearn.exceptions import DataConversionWarning
 from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from climbing_trees.estimators import (ALGORITHMS, DEFAULT_ALGORITHM, DecisionTreeClassifier, DecisionTreeRegressor, EstimatorTree,
+from climbing_trees.estimators import (ALGORITHMS, DEFAULT_ALGORITHM, EstimatorTree,
                                        ParameterError, grower_seed, resolve_max_features, resolve_plan)
+from climbing_trees.tree_estimators import DecisionTreeClassifier, DecisionTreeRegressor
 from climbing_trees.tree import Tree, tree_differences
 from climbing_trees.selection import cv_alpha_table
 

@@ -249,7 +249,7 @@ def test_path_is_monotone_and_nested_on_random_trees():
 # ---- through chapter 16's estimators: ccp_alpha and cost_complexity_pruning_path call chapter 14
 
 def test_estimators_prune_as_prune_does(shared):
-    from climbing_trees.estimators import DecisionTreeClassifier, DecisionTreeRegressor
+    from climbing_trees.tree_estimators import DecisionTreeClassifier, DecisionTreeRegressor
     criterion, X, y, w, ours, theirs, params = shared
     estimator = DecisionTreeRegressor if criterion == "squared_error" else DecisionTreeClassifier
     path = estimator(criterion=criterion, **params).cost_complexity_pruning_path(X, y, sample_weight=w)
@@ -263,7 +263,7 @@ def test_estimators_prune_as_prune_does(shared):
 
 
 def test_estimators_ccp_alpha_zero_and_bad_values():
-    from climbing_trees.estimators import DecisionTreeClassifier
+    from climbing_trees.tree_estimators import DecisionTreeClassifier
     X, y, _ = problem("gini", 1, False, 300)
     grown = DecisionTreeClassifier().fit(X, y)
     also = DecisionTreeClassifier(ccp_alpha=0.0).fit(X, y)
@@ -290,7 +290,7 @@ def test_one_standard_error_alpha():
 def test_cv_alpha_table_matches_refitting():
     "Pruning each fold's tree at alpha_cv gives the same CV error as refitting each fold with ccp_alpha = alpha_cv."
     from sklearn.model_selection import KFold
-    from climbing_trees.estimators import DecisionTreeRegressor
+    from climbing_trees.tree_estimators import DecisionTreeRegressor
     from climbing_trees.selection import cv_alpha_table, one_standard_error_alpha
     X, y, _ = problem("squared_error", 3, False, 200)
     folds = KFold(4, shuffle=True, random_state=1)
@@ -306,7 +306,7 @@ def test_cv_alpha_table_matches_refitting():
 
 
 def test_cv_alpha_table_bad_input():
-    from climbing_trees.estimators import DecisionTreeClassifier
+    from climbing_trees.tree_estimators import DecisionTreeClassifier
     from climbing_trees.selection import cv_alpha_table
     with pytest.raises(TypeError, match="climbing_trees"):
         cv_alpha_table(sktree.DecisionTreeClassifier(), X_HAND, Y_HAND)

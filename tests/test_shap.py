@@ -14,7 +14,7 @@ import pytest
 from sklearn import ensemble as sk_ensemble, tree as sk_tree
 
 from climbing_trees.boosting_estimators import GradientBoostingClassifier, GradientBoostingRegressor
-from climbing_trees.estimators import DecisionTreeClassifier, DecisionTreeRegressor
+from climbing_trees.tree_estimators import DecisionTreeClassifier, DecisionTreeRegressor
 from climbing_trees.forest_estimators import ExtraTreesClassifier, ExtraTreesRegressor, RandomForestClassifier, RandomForestRegressor
 from climbing_trees.inference import apply as apply_tree
 from climbing_trees.tree import Tree

@@ -18,7 +18,8 @@ import pytest
 from sklearn import tree as sktree
 from sklearn.utils.class_weight import compute_sample_weight
 
-from climbing_trees.estimators import ALGORITHMS, DecisionTreeClassifier, DecisionTreeRegressor
+from climbing_trees.estimators import ALGORITHMS
+from climbing_trees.tree_estimators import DecisionTreeClassifier, DecisionTreeRegressor
 from climbing_trees.impurity import REGRESSION_CRITERIA
 from strategies import float32_exact
 

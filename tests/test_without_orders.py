@@ -26,7 +26,7 @@ def test_bin_thresholds_are_scikit_learns():
 @pytest.mark.parametrize("kind", ["classifier", "regressor", "nan", "surrogate"])
 def test_max_bins_loses_nothing_on_few_values(kind):
     from sklearn.datasets import load_digits
-    from climbing_trees.estimators import DecisionTreeClassifier, DecisionTreeRegressor
+    from climbing_trees.tree_estimators import DecisionTreeClassifier, DecisionTreeRegressor
     rng = np.random.default_rng(1)
     X, y = load_digits(return_X_y=True)
     if kind in ("nan", "surrogate"): X = np.where(rng.random(X.shape) < 0.05, np.nan, X)
@@ -41,7 +41,7 @@ def test_max_bins_loses_nothing_on_few_values(kind):
 
 def test_max_bins_on_continuous_columns_stays_close():
     from sklearn.datasets import make_classification
-    from climbing_trees.estimators import DecisionTreeClassifier
+    from climbing_trees.tree_estimators import DecisionTreeClassifier
     X, y = make_classification(30_000, 8, n_informative=5, random_state=0)
     scores = [DecisionTreeClassifier(random_state=0, max_bins=b).fit(X[:20_000], y[:20_000]).score(X[20_000:], y[20_000:])
               for b in (None, 255, 16)]
@@ -52,7 +52,7 @@ def test_max_bins_on_continuous_columns_stays_close():
 
 @pytest.mark.parametrize("bad", [1, 256.0, 2 ** 17, "255", True])
 def test_max_bins_refuses_what_is_not_a_number_of_bins(bad):
-    from climbing_trees.estimators import DecisionTreeClassifier
+    from climbing_trees.tree_estimators import DecisionTreeClassifier
     with pytest.raises((ValueError, TypeError), match="max_bins"):
         DecisionTreeClassifier(max_bins=bad).fit(np.eye(4), [0, 1, 0, 1])
     with pytest.raises(ValueError, match="max_bins"):
@@ -202,7 +202,7 @@ def test_binned_bytes_grow_without_orders_the_sorted_trees():
 def test_binned_trees_send_their_training_rows_where_they_were_counted():
     "A full-depth binned tree, unbinned, sends each training row (of continuous X) to the leaf that counted it: the leaves' n_node_samples are the rows `apply` brings there. Binning float32-rounded values broke this for rows next to a threshold."
     from sklearn.datasets import make_classification
-    from climbing_trees.estimators import DecisionTreeClassifier
+    from climbing_trees.tree_estimators import DecisionTreeClassifier
     X, y = make_classification(40_000, 12, n_informative=8, random_state=0)
     for algorithm in ("levelwise", "vectorized"):                  # bytes, and float codes
         model = DecisionTreeClassifier(max_bins=255, random_state=0, algorithm=algorithm).fit(X, y)

@@ -21,9 +21,9 @@ from sklearn import datasets
 from sklearn.base import clone, is_classifier
 
 from climbing_trees.tree import flat_values
-from climbing_trees.estimators import ALGORITHMS, DecisionTreeClassifier as DTC, DecisionTreeRegressor as DTR
-from climbing_trees.forest_estimators import (ExtraTreesClassifier as ETC, ExtraTreesRegressor as ETR, RandomForestClassifier as RFC,
-                                    RandomForestRegressor as RFR)
+from climbing_trees.estimators import ALGORITHMS
+from climbing_trees.tree_estimators import DecisionTreeClassifier as DTC, DecisionTreeRegressor as DTR
+from climbing_trees.forest_estimators import ExtraTreesClassifier as ETC, ExtraTreesRegressor as ETR, RandomForestClassifier as RFC, RandomForestRegressor as RFR
 from climbing_trees.boosting_estimators import GradientBoostingClassifier as GBC, GradientBoostingRegressor as GBR
 
 CORPUS = Path(__file__).resolve().parents[1] / "tests" / "fit_corpus.json"
