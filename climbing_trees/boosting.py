@@ -16,7 +16,8 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 from .impurity import check_sample_weight, criteria_where
-from .levelwise import grow_levelwise_from_plan, presort, subset_orders
+from .levelwise import presort, subset_orders
+from .levelwise_trees import grow_levelwise_from_plan
 from .missing import grow_surrogate_from_plan
 from .inference import apply as apply_tree, feature_importances
 from .pruning import prune

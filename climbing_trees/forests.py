@@ -21,8 +21,10 @@ from .growth import plan_growth, check_regression_target
 from .criteria import criterion_of
 from .fast import FAST
 from .without_orders import BY_VALUES, fit_binning, unbin_tree
-from .levelwise import (PLAIN, Growth, check_presorted, grow_depth_by_depth, grow_levelwise_from_plan,
-                                      keeps_orders, presort, subset_orders)
+from .levelwise import (
+    PLAIN, check_presorted, grow_depth_by_depth, keeps_orders, presort, subset_orders)
+from .levelwise_search import Growth
+from .levelwise_trees import grow_levelwise_from_plan
 from .inference import apply as apply_tree, decision_path as tree_decision_path, feature_importances
 from .pruning import prune
 from .estimators import (BaseTreeEstimator, DecisionTreeClassifier, DecisionTreeRegressor, EnsembleMembers, MAX_SEED,

@@ -26,7 +26,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from climbing_trees.boosting import GradientBoostingClassifier, GradientBoostingRegressor, make_loss, weighted_percentile
 from climbing_trees.levelwise import presort, subset_orders
 from climbing_trees.estimators import DecisionTreeRegressor, ParameterError
-from climbing_trees.levelwise import grow_levelwise
+from climbing_trees.levelwise_trees import grow_levelwise
 
 ROOT = Path(__file__).resolve().parents[1]
 

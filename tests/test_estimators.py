@@ -21,7 +21,7 @@ from climbing_trees.categorical import CategoryEncoder
 from climbing_trees.estimators import ALGORITHMS, DEFAULT_ALGORITHM, DecisionTreeClassifier, DecisionTreeRegressor, EstimatorTree
 from climbing_trees.impurity import play_tennis
 from climbing_trees.inference import apply, export_text, plot_tree
-from climbing_trees.levelwise import grow_levelwise
+from climbing_trees.levelwise_trees import grow_levelwise
 from climbing_trees.tree import Tree, collapse, tree_differences
 from climbing_trees.pruning import cost_complexity_path, prune
 
