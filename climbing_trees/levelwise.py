@@ -7,11 +7,13 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Callable, NamedTuple
 import numpy as np
-from .tree import Split, TreeBuilder, default_side, goes_left as rule_goes_left
+from .tree import (
+    Split, TreeBuilder, default_side, goes_left as rule_goes_left)
 from .naive import admissible_cuts, first_best, midpoints, node_summary
 from .impurity import weighted_absolute_deviation, weighted_median
 from .criteria import make_criterion
-from .frontier import BLOCK_ELEMENTS, SPARSE_CUTS, SPARSE_MIN_POSITIONS, segment_starts
+from .frontier import (
+    BLOCK_ELEMENTS, SPARSE_CUTS, SPARSE_MIN_POSITIONS, segment_starts)
 
 # %% auto #0
 __all__ = ['PLAIN', 'FrontierSearch', 'grow_depth_by_depth', 'stable_sort', 'presort', 'subset_orders', 'check_presorted',
@@ -20,272 +22,412 @@ __all__ = ['PLAIN', 'FrontierSearch', 'grow_depth_by_depth', 'stable_sort', 'pre
 
 # %% ../nbs/08_levelwise.ipynb #91a4ada3
 class FrontierSearch(NamedTuple):
-    "The nodes of a frontier and their best splits, in real units: what a grower writes and routes by."
+    """The nodes of a frontier and their best splits, in real units: what a grower
+    writes and routes by."""
     value: np.ndarray         # (F, K) class proportions or (F, 1) node values
     impurity: np.ndarray      # (F,) i(t)
     weight: np.ndarray        # (F,) W_t
-    splits: np.ndarray        # (F,) the node is split: searchable, some admissible cut, worth it
+    # (F,) the node is split: searchable, some admissible cut, worth it
+    splits: np.ndarray
     lowest: np.ndarray        # (F,) i(s) of the node's best split (inf: none)
     feature: np.ndarray       # (F,) its feature
-    where: np.ndarray         # (D, F) numeric columns: position of the last left sample in the feature's order
-    threshold: np.ndarray | None   # (D, F) drawn thresholds (splitter="random"), else None: midpoints
-    found: dict               # node-searched columns: split objects (None where not searched), one per node
-    missing_left: np.ndarray | None = None   # (D, F) the cut sends the node's missing values left (None: X has none)
-    n_missing: np.ndarray | None = None      # (D, F) the node's missing values in each feature
-    goes_left: np.ndarray | None = None      # (n,) a growth without orders: each position's side at its node's split
-    starts: np.ndarray | None = None         # (F,) each node's first position, if known: computed once a depth
-    middle: np.ndarray | None = None         # (F,) a split on a constrained feature: its middle value (else NaN; None: no constraint)
+    # (D, F) numeric columns: position of the last left sample in the feature's order
+    where: np.ndarray
+    # (D, F) drawn thresholds (splitter="random"), else None: midpoints
+    threshold: np.ndarray | None
+    # node-searched columns: split objects (None where not searched), one per node
+    found: dict
+    # (D, F) the cut sends the node's missing values left (None: X has none)
+    missing_left: np.ndarray | None = None
+    # (D, F) the node's missing values in each feature
+    n_missing: np.ndarray | None = None
+    # (n,) a growth without orders: each position's side at its node's split
+    goes_left: np.ndarray | None = None
+    # (F,) each node's first position, if known: computed once a depth
+    starts: np.ndarray | None = None
+    # (F,) a constrained split's middle value (else NaN; None: no constraint)
+    middle: np.ndarray | None = None
 
 # %% ../nbs/08_levelwise.ipynb #4b9282a8
 def grow_depth_by_depth(growth):
-    "The loop over depths, for every tree of `growth` at once (one root per tree): returns the builder that holds them."
+    """The loop over depths, for every tree of `growth` at once (one root per tree):
+    returns the builder that holds them."""
     builder, orders, depth = TreeBuilder(), growth.orders, 0
-    counts, tree = growth.roots, None if len(growth.roots) == 1 else np.arange(len(growth.roots))   # None: one tree
+    counts, tree = growth.roots, (None if len(growth.roots) == 1      # None: one tree
+                                  else np.arange(len(growth.roots)))
     parents, is_left = np.full(len(counts), -1), np.ones(len(counts), dtype=bool)
-    bounds = None if growth.signs is None else np.tile([-np.inf, np.inf], (len(counts), 1))   # monotonic constraints: the roots'
-    with np.errstate(divide="ignore", invalid="ignore"):            # once for the fit, not in every sweep of every depth
+    bounds = (None if growth.signs is None     # monotonic constraints: the roots'
+              else np.tile([-np.inf, np.inf], (len(counts), 1)))
+    # once for the fit, not in every sweep of every depth
+    with np.errstate(divide="ignore", invalid="ignore"):
         while len(counts):
             found = growth.search(orders, counts, depth, tree, bounds)
-            ids = builder.add_nodes(parents, is_left, found.value, found.impurity, counts, found.weight)
+            ids = builder.add_nodes(parents, is_left, found.value, found.impurity,
+                                    counts, found.weight)
             if not found.splits.any(): break
-            orders, counts = growth.split(builder, ids, found, orders, counts, in_place=True)
-            if bounds is not None: bounds = child_bounds(bounds, found, growth.signs)   # in the children's layout, below
-            parents = np.concatenate([ids[found.splits]] * 2)                  # the partition's layout: the left
-            if tree is not None: tree = np.concatenate([tree[found.splits]] * 2)   # children, then the right ones
+            orders, counts = growth.split(builder, ids, found, orders, counts,
+                                          in_place=True)
+            if bounds is not None:                     # in the children's layout, below
+                bounds = child_bounds(bounds, found, growth.signs)
+            # the partition's layout: the left children, then the right ones
+            parents = np.concatenate([ids[found.splits]] * 2)
+            if tree is not None: tree = np.concatenate([tree[found.splits]] * 2)
             is_left = np.arange(len(parents)) < len(parents) // 2
             depth += 1
     return builder
 
+
 # %% ../nbs/08_levelwise.ipynb #03a8b071
 def stable_sort(columns):
-    "Each row of `columns` (k, n) stably argsorted, NaN last: numpy's stable sort (the plain sort; chapter 10 measures a faster one)."
+    """Each row of `columns` (k, n) stably argsorted, NaN last: numpy's stable sort (the
+    plain sort; chapter 10 measures a faster one)."""
     return np.argsort(columns, axis=1, kind="stable")
 
 def presort(X, tuning=None):
-    "The stable argsort of every column of `X`, (D, N), NaN last, in 32 bits when N allows: the orders the grower sorts (once for all the trees grown on `X`, if the caller keeps them), by the sort of `tuning` (None: `PLAIN`'s), a block of columns copied contiguous at a time (few calls for a small X, little memory for a large one)."
+    """The stable argsort of every column of `X`, (D, N), NaN last, in 32 bits when N
+    allows: the orders the grower sorts (once for all the trees grown on `X`, if the
+    caller keeps them), by the sort of `tuning` (None: `PLAIN`'s), a block of columns
+    copied contiguous at a time (few calls for a small X, little memory for a large
+    one)."""
     tuning = PLAIN if tuning is None else tuning
     n, d = X.shape
     orders = np.empty((d, n), dtype=np.int32 if n < 2 ** 31 else np.intp)
     step = max(1, tuning.block_elements // max(n, 1))
-    for lo in range(0, d, step): orders[lo:lo + step] = tuning.sort(np.ascontiguousarray(X[:, lo:lo + step].T))
+    for lo in range(0, d, step):
+        orders[lo:lo + step] = tuning.sort(np.ascontiguousarray(X[:, lo:lo + step].T))
     return orders
 
 def _presorted_orders(X, presorted=None, tuning=None):
-    "Every column's stable argsort, (D, N), in 32 bits when N allows: computed here (`presort`, by the `tuning`'s sort), or a copy of `presorted` (partitioned in place)."
-    if presorted is None: return presort(X, tuning)                     # the only sort of the fit
-    return np.array(presorted, dtype=np.int32 if X.shape[0] < 2 ** 31 else np.intp, order="C")
+    """Every column's stable argsort, (D, N), in 32 bits when N allows: computed here
+    (`presort`, by the `tuning`'s sort), or a copy of `presorted` (partitioned in
+    place)."""
+    if presorted is None: return presort(X, tuning)   # the only sort of the fit
+    return np.array(presorted, dtype=np.int32 if X.shape[0] < 2 ** 31 else np.intp,
+                    order="C")
 
 def subset_orders(orders, rows):
-    "The orders of the rows where boolean `rows` holds, renumbered as in `X[rows]`: a stable partition, not a new sort (picked by `np.compress`, which does not branch on the mask as boolean indexing does)."
+    """The orders of the rows where boolean `rows` holds, renumbered as in `X[rows]`: a
+    stable partition, not a new sort (picked by `np.compress`, which does not branch on
+    the mask as boolean indexing does)."""
     renumber = np.cumsum(rows, dtype=orders.dtype) - 1
-    return renumber.take(np.compress(rows.take(orders).ravel(), orders)).reshape(len(orders), -1)
+    return renumber.take(np.compress(rows.take(orders).ravel(), orders)).reshape(
+        len(orders), -1)
 
 def check_presorted(presorted, shape):
-    "The orders `presorted` given to a grower, checked for shape and type only (a grower trusts what it is given)."
+    """The orders `presorted` given to a grower, checked for shape and type only (a
+    grower trusts what it is given)."""
     presorted = np.asarray(presorted)
     n_samples, n_features = shape
-    if presorted.shape != (n_features, n_samples) or not np.issubdtype(presorted.dtype, np.integer):
-        raise ValueError(f"presorted must be the stable argsort of every column of X, an integer array of shape (n_features, "
-                         f"n_samples) = {(n_features, n_samples)}, as np.argsort(X, axis=0, kind='stable').T; got shape "
-                         f"{presorted.shape} and dtype {presorted.dtype}")
+    if (presorted.shape != (n_features, n_samples)
+            or not np.issubdtype(presorted.dtype, np.integer)):
+        raise ValueError(
+            "presorted must be the stable argsort of every column of X, an integer "
+            f"array of shape (n_features, n_samples) = {(n_features, n_samples)}, as "
+            "np.argsort(X, axis=0, kind='stable').T; got shape "
+            f"{presorted.shape} and dtype {presorted.dtype}")
     return presorted
 
 def keeps_orders(splitter, node_searched, n_missing_columns):
-    "Whether a growth keeps every feature's order: not for random thresholds on numeric columns without missing values, which need only each node's smallest and largest value and a comparison (scikit-learn's extra trees sort nothing either)."
+    """Whether a growth keeps every feature's order: not for random thresholds on
+    numeric columns without missing values, which need only each node's smallest and
+    largest value and a comparison (scikit-learn's extra trees sort nothing either)."""
     return splitter != "random" or bool(node_searched) or n_missing_columns > 0
 
 def _gather(X, features, orders):
-    "`X[orders, features]`, `features` broadcast against `orders` (a column: one feature per row of `orders`; or one per position): one `take` from the flattened rows of a C-ordered `X`."
-    flat = np.multiply(orders, X.shape[1], dtype=np.intp)                 # intp: N * D may pass 2**31
+    """`X[orders, features]`, `features` broadcast against `orders` (a column: one
+    feature per row of `orders`; or one per position): one `take` from the flattened
+    rows of a C-ordered `X`."""
+    flat = np.multiply(orders, X.shape[1], dtype=np.intp)   # intp: N * D may pass 2**31
     flat += features
     return X.reshape(-1).take(flat)
 
 # %% ../nbs/08_levelwise.ipynb #78ec90f8
 @dataclass(frozen=True)
 class Tuning:
-    "How the grower computes, never what it grows: the size of its blocks, and its faster paths (functions; None: none), each with the size from which it takes over. A plan carries one (`GrowthPlan.tuning`; None: `PLAIN`, this chapter's plain grower); chapter 10 measures each faster path and hands them in the same way."
-    block_elements: int = BLOCK_ELEMENTS             # a sweep's block of features, a partition's block, in (statistic, sample) entries
-    sparse_cuts: float = SPARSE_CUTS                 # below this share of admissible positions, only those cuts are judged...
-    sparse_min_positions: int = SPARSE_MIN_POSITIONS # ... from this many positions on
-    sort: Callable = stable_sort                     # each row of a block of columns (k, n) stably argsorted
-    ranks: Callable | None = None                    # (X, orders) -> each value's rank in its column (or None), swept instead of X...
-    ranks_from_bytes: int = 0                        # ... for an X past this size
-    class_splits: Callable | None = None             # Gini and entropy: a sweep of each sample's own class, not K columns...
-    class_sums_from: int = 0                         # ... from this many classes
-    drawn_pairs: Callable | None = None              # max_features: a sweep of the drawn (feature, node) pairs only...
-    drawn_pairs_below: float = 0.0                   # ... below this share of pairs drawn
-    without_orders: Callable | None = None           # drawn thresholds on numeric columns without NaN: a search with no sort
-    counting: Callable | None = None                 # (growth) -> a search of its columns with few values by their histograms,
-                                                     # called with the growth (chapter 11), made once a fit; None: all swept...
-    counting_bins_per_row: float = 0.0               # ... a column counted at a depth while its bins are at most this many per row...
-    counting_from: int = 0                           # ... and the depth's counted (row, column) entries at least this many
-    levels: Callable | None = None                   # (growth) -> its categorical columns' search, a depth at once (chapter 11); None: by node
-    by_values: Callable | None = None                # (plan, X, rows) -> a search without orders of few-valued and categorical columns (chapter 12)
+    """How the grower computes, never what it grows: the size of its blocks, and its
+    faster paths (functions; None: none), each with the size from which it takes over. A
+    plan carries one (`GrowthPlan.tuning`; None: `PLAIN`, this chapter's plain grower);
+    chapter 10 measures each faster path and hands them in the same way."""
+    # a sweep's block of features, a partition's block, in (statistic, sample) entries
+    block_elements: int = BLOCK_ELEMENTS
+    # below this share of admissible positions, only those cuts are judged...
+    sparse_cuts: float = SPARSE_CUTS
+    sparse_min_positions: int = SPARSE_MIN_POSITIONS  # ... from this many positions on
+    # each row of a block of columns (k, n) stably argsorted
+    sort: Callable = stable_sort
+    # (X, orders) -> each value's rank in its column (or None), swept instead of X...
+    ranks: Callable | None = None
+    ranks_from_bytes: int = 0                         # ... for an X past this size
+    # Gini and entropy: a sweep of each sample's own class, not K columns...
+    class_splits: Callable | None = None
+    class_sums_from: int = 0                          # ... from this many classes
+    # max_features: a sweep of the drawn (feature, node) pairs only...
+    drawn_pairs: Callable | None = None
+    # ... below this share of pairs drawn
+    drawn_pairs_below: float = 0.0
+    # drawn thresholds on numeric columns without NaN: a search with no sort
+    without_orders: Callable | None = None
+    # (growth) -> a search of its columns with few values by their histograms, called
+    # with the growth (chapter 11), made once a fit; None: all swept...
+    counting: Callable | None = None
+    # ... a column counted at a depth while its bins are at most this many per row...
+    counting_bins_per_row: float = 0.0
+    # ... and the depth's counted (row, column) entries at least this many
+    counting_from: int = 0
+    # (growth) -> its categorical columns' search, a depth at once (chapter 11);
+    # None: node by node
+    levels: Callable | None = None
+    # (plan, X, rows) -> a search without orders of few-valued and categorical columns
+    # (chapter 12)
+    by_values: Callable | None = None
 
 PLAIN = Tuning()
 
+
 # %% ../nbs/08_levelwise.ipynb #4f080c1d
-_LAST_AND_NEXT = np.array([[0], [1]])   # added to a cut's last left position: it and the next, as two rows
+# added to a cut's last left position: it and the next, as two rows
+_LAST_AND_NEXT = np.array([[0], [1]])
 
 def _write_splits(builder, ids, found, X, orders, counts):
-    "Write a searched frontier's splits into the builder; return the node-searched ones' split objects by frontier index, and the splits that came as tables of levels, (column, frontier indices, left and right tables, default sides) for each such column."
+    """Write a searched frontier's splits into the builder; return the node-searched
+    ones' split objects by frontier index, and the splits that came as tables of levels,
+    (column, frontier indices, left and right tables, default sides) for each such
+    column."""
     chosen = np.flatnonzero(found.splits)
     starts = segment_starts(counts) if found.starts is None else found.starts
-    by_search = (np.array([int(j) in found.found for j in found.feature[chosen]], dtype=bool) if found.found
-                 else None)                                                 # None: every split is numeric
+    # which chosen splits were found node by node (None: every split is numeric)
+    by_search = (np.array([int(j) in found.found for j in found.feature[chosen]],
+                          dtype=bool) if found.found else None)
     numeric = chosen if by_search is None else chosen[~by_search]
     j_idx = found.feature[numeric]
     p_idx = found.where[j_idx, numeric]
-    if found.threshold is None:                                             # the last left value and the next, one gather
+    if found.threshold is None:   # the last left value and the next, one gather
         lower, upper = X[orders[j_idx, p_idx[None] + _LAST_AND_NEXT], j_idx]
         thresholds = midpoints(lower, upper)
-        if found.n_missing is not None:                                     # NaN: the cut "known | missing"
+        if found.n_missing is not None:   # NaN: the cut "known | missing"
             thresholds = np.where(np.isnan(upper), np.inf, thresholds)
     else: thresholds = found.threshold[j_idx, numeric]
     n_left = p_idx - starts[numeric] + 1
-    default_left = default_side(n_left, counts[numeric] - n_left)         # no missing value in the node: the larger child
+    # no missing value in the node: the larger child
+    default_left = default_side(n_left, counts[numeric] - n_left)
     if found.n_missing is not None:
-        default_left = np.where(found.n_missing[j_idx, numeric] > 0, found.missing_left[j_idx, numeric], default_left)
+        default_left = np.where(found.n_missing[j_idx, numeric] > 0,
+                                found.missing_left[j_idx, numeric], default_left)
     builder.split_nodes(ids[numeric], j_idx, thresholds, default_left)
-    rules_found, tabled, searched = {}, [], (chosen[by_search] if by_search is not None else chosen[:0])
+    rules_found, tabled, searched = {}, [], (
+        chosen[by_search] if by_search is not None else chosen[:0])
     for j in np.unique(found.feature[searched]).tolist():
         at = searched[found.feature[searched] == j]
-        if found.found[j].tables is not None:                              # tables of levels: the nodes' splits at once
+        # tables of levels: the nodes' splits at once
+        if found.found[j].tables is not None:
             left, right, default = (table[at] for table in found.found[j].tables)
-            builder.split_nodes_by_levels(ids[at], np.full(len(at), j), left, right, default)
+            builder.split_nodes_by_levels(ids[at], np.full(len(at), j), left, right,
+                                          default)
             tabled.append((j, at, left, right, default))
             continue
         for f in at.tolist():
             rule = replace(found.found[j][f], feature=j)
-            if rule.default_left is None:                                  # a search leaves it to the grower
-                n_left_f = int(rule.goes_left(X[orders[0, starts[f]:starts[f] + counts[f]]]).sum())
-                rule = replace(rule, default_left=default_side(n_left_f, int(counts[f]) - n_left_f))
+            if rule.default_left is None:   # a search leaves it to the grower
+                n_left_f = int(
+                    rule.goes_left(X[orders[0, starts[f]:starts[f] + counts[f]]]).sum())
+                rule = replace(rule, default_left=default_side(
+                    n_left_f, int(counts[f]) - n_left_f))
             rules_found[f] = rule
             builder.split_node(ids[f], rule)
     return rules_found, tabled
 
 def _route(found, rules_found, tabled, X, orders, counts):
-    "Which samples go left: by position in the chosen feature's order (the rows `x <= threshold` sorted first), or, at a node-searched split, by chapter 2's rule through the split's `goes_left`."
+    """Which samples go left: by position in the chosen feature's order (the rows `x <=
+    threshold` sorted first), or, at a node-searched split, by chapter 2's rule through
+    the split's `goes_left`."""
     goes_left = np.zeros(X.shape[0], dtype=bool)
     starts = segment_starts(counts) if found.starts is None else found.starts
     numeric = found.splits.copy() if rules_found or tabled else found.splits
-    for j, at, left, right, default in tabled:                          # tables of levels: all their nodes' rows at once
-        positions = np.repeat(starts[at] - np.cumsum(counts[at]) + counts[at], counts[at]) + np.arange(counts[at].sum())
-        node = np.repeat(np.arange(len(at)), counts[at])                # each position's row of the tables
+    # tables of levels: all their nodes' rows at once
+    for j, at, left, right, default in tabled:
+        positions = np.repeat(starts[at] - np.cumsum(counts[at]) + counts[at],
+                              counts[at]) + np.arange(counts[at].sum())
+        # each position's row of the tables
+        node = np.repeat(np.arange(len(at)), counts[at])
         rows = orders[0, positions]
-        goes_left[rows] = rule_goes_left(X[rows, j], default_left=default[node], levels=(left, right), node=node)
+        goes_left[rows] = rule_goes_left(X[rows, j], default_left=default[node],
+                                         levels=(left, right), node=node)
         numeric[at] = False
     for f, rule in rules_found.items():
         rows = orders[0, starts[f]:starts[f] + counts[f]]
         goes_left[rows] = rule.goes_left(X[rows])
         numeric[f] = False
     nodes, position = np.arange(len(counts)), np.arange(orders.shape[1])
-    last_left = np.where(numeric, found.where[found.feature, nodes], -1)   # in the order of each node's chosen feature
-    left = position <= np.repeat(last_left, counts)                     # (-1: no position of a node not split by position)
-    if found.n_missing is not None:                                     # missing values sent left: the tail of the segment
+    # in the order of each node's chosen feature (-1: no position of a node not split by
+    # position)
+    last_left = np.where(numeric, found.where[found.feature, nodes], -1)
+    left = position <= np.repeat(last_left, counts)
+    if found.n_missing is not None:  # missing values sent left: the tail of the segment
         n_missing = found.n_missing[found.feature, nodes]
         tail_left = found.missing_left[found.feature, nodes] & (n_missing > 0) & numeric
-        if tail_left.any(): left |= np.repeat(tail_left, counts) & (position >= np.repeat(starts + counts - n_missing, counts))
+        if tail_left.any():
+            left |= (np.repeat(tail_left, counts)
+                     & (position >= np.repeat(starts + counts - n_missing, counts)))
     left = np.flatnonzero(left)
-    goes_left[orders[np.repeat(found.feature, counts)[left], left]] = True    # every feature at once
+    # every feature at once
+    goes_left[orders[np.repeat(found.feature, counts)[left], left]] = True
     return goes_left
 
 class NodeSplits:
-    "One column's best split at every node of a frontier: `impurity` (F,) their i(s) (inf: none), and `splits[f]`, node f's split object (None: none), made by `make(f)` only when asked (most are never chosen). Categorical splits may come as `tables` too, (left (F, L), right (F, L), default_left (F,)) booleans as `TreeBuilder.split_nodes_by_levels` takes them: the grower then writes and routes them a depth at a time."
+    """One column's best split at every node of a frontier: `impurity` (F,) their i(s)
+    (inf: none), and `splits[f]`, node f's split object (None: none), made by `make(f)`
+    only when asked (most are never chosen). Categorical splits may come as `tables`
+    too, (left (F, L), right (F, L), default_left (F,)) booleans as
+    `TreeBuilder.split_nodes_by_levels` takes them: the grower then writes and routes
+    them a depth at a time."""
     def __init__(self, impurity, make, tables=None):
-        self.impurity, self.make, self.tables = np.asarray(impurity, dtype=float), make, tables
-    def __getitem__(self, f): return self.make(int(f)) if np.isfinite(self.impurity[f]) else None
+        self.impurity, self.make, self.tables = (
+            np.asarray(impurity, dtype=float), make, tables)
+    def __getitem__(self, f):
+        return self.make(int(f)) if np.isfinite(self.impurity[f]) else None
     def part(self, f):
         "The `NodeSplits` of node `f` alone."
-        return NodeSplits(self.impurity[f:f + 1], lambda _: self.make(f), self.tables and tuple(t[f:f + 1] for t in self.tables))
+        return NodeSplits(self.impurity[f:f + 1], lambda _: self.make(f),
+                          self.tables and tuple(t[f:f + 1] for t in self.tables))
     @classmethod
     def listed(cls, splits):
         "The `NodeSplits` of a list of split objects (None where none)."
-        return cls([np.inf if s is None else s.impurity for s in splits], splits.__getitem__)
+        return cls([np.inf if s is None else s.impurity for s in splits],
+                   splits.__getitem__)
 
-def _search_nodes(search, x, y, w, order, counts, searchable, criterion, n_classes, min_samples_leaf, min_weight_leaf=0.0):
-    "Run a chapter-03 column search node by node (for columns that are not swept, e.g. categorical ones): its `NodeSplits`."
-    results, weight_rule = [], {"min_weight_leaf": min_weight_leaf} if min_weight_leaf > 0 else {}
+def _search_nodes(search, x, y, w, order, counts, searchable, criterion, n_classes,
+                  min_samples_leaf, min_weight_leaf=0.0):
+    """Run a chapter-03 column search node by node (for columns that are not swept, e.g.
+    categorical ones): its `NodeSplits`."""
+    results, weight_rule = [], ({"min_weight_leaf": min_weight_leaf}
+                                if min_weight_leaf > 0 else {})
     for f, start in enumerate(segment_starts(counts)):
         rows = order[start:start + counts[f]]
-        results.append(search(x[rows], y[rows], w[rows], criterion, n_classes, min_samples_leaf, **weight_rule)
+        results.append(search(x[rows], y[rows], w[rows], criterion, n_classes,
+                              min_samples_leaf, **weight_rule)
                        if searchable[f] else None)
     return NodeSplits.listed(results)
 
 # %% ../nbs/08_levelwise.ipynb #0a2ca475
-def check_monotonic_cst(monotonic_cst, n_features, n_classes=None, categorical=(), n_outputs=1):
-    "scikit-learn's checks of `monotonic_cst` (None, or -1, 0 or 1 per feature) for data of `n_features` columns and `n_classes` classes (None: regression), with its messages; returns the constraints as a tuple of ints, or None. Refuses a constraint on a `categorical` column."
+def check_monotonic_cst(monotonic_cst, n_features, n_classes=None, categorical=(),
+                        n_outputs=1):
+    """scikit-learn's checks of `monotonic_cst` (None, or -1, 0 or 1 per feature) for
+    data of `n_features` columns and `n_classes` classes (None: regression), with its
+    messages; returns the constraints as a tuple of ints, or None. Refuses a constraint
+    on a `categorical` column."""
     if monotonic_cst is None: return None
-    if n_outputs > 1: raise ValueError("Monotonicity constraints are not supported with multiple outputs.")
-    cst = np.asarray(monotonic_cst)                   # not cast yet: the message shows the values as given
+    if n_outputs > 1:
+        raise ValueError(
+            "Monotonicity constraints are not supported with multiple outputs.")
+    # not cast yet: the message shows the values as given
+    cst = np.asarray(monotonic_cst)
     if cst.ndim != 1 or cst.shape[0] != n_features:
-        raise ValueError(f"monotonic_cst has shape {cst.shape[0] if cst.ndim else cst.shape} but the input data X has {n_features} features.")
+        raise ValueError(
+            f"monotonic_cst has shape {cst.shape[0] if cst.ndim else cst.shape} "
+            f"but the input data X has {n_features} features.")
     if not np.isin(cst, (-1, 0, 1)).all():
-        raise ValueError(f"monotonic_cst must be None or an array-like of -1, 0 or 1, but got {np.unique(cst)}")
+        raise ValueError(
+            "monotonic_cst must be None or an array-like of -1, 0 or 1, but "
+            f"got {np.unique(cst)}")
     if n_classes is not None and n_classes > 2:
-        raise ValueError("Monotonicity constraints are not supported with multiclass classification")
+        raise ValueError(
+            "Monotonicity constraints are not supported with multiclass classification")
     on_levels = [int(j) for j in categorical if cst[j] != 0]
     if on_levels:
-        raise ValueError(f"monotonic_cst constrains the categorical columns {on_levels}: a split of levels has no order to be "
-                         "monotone in; set their constraints to 0, or give an ordered column as numbers (not categorical)")
+        raise ValueError(
+            f"monotonic_cst constrains the categorical columns {on_levels}: a split of "
+            "levels has no order to be monotone in; set their constraints to 0, or "
+            "give an ordered column as numbers (not categorical)")
     return tuple(int(c) for c in cst)
 
 # %% ../nbs/08_levelwise.ipynb #76b560cd
-def monotone_column_split(x, y, w, criterion, n_classes, sign, lower=-np.inf, upper=np.inf, min_samples_leaf=1,
-                          min_weight_leaf=0.0, threshold=None, missing_left=False):
-    "The best `Split` of one node's column `x` (NaN: missing) whose children's values `v` keep the order `sign` (1: v_left <= v_right, -1: >=) and lie in [`lower`, `upper`], and its middle value; None if no cut qualifies. `v`: the weighted mean (median for absolute error) or the first class's proportion. `threshold`: one drawn cut and its drawn `missing_left`, for `splitter='random'`."
-    crit, order = make_criterion(criterion, n_classes), np.argsort(x, kind="stable")    # NaN last
-    xs, ys, ws = np.asarray(x, dtype=float)[order], np.asarray(y)[order], np.asarray(w, dtype=float)[order]
-    n = len(xs); k = n - int(np.isnan(xs).sum())                     # the k known values come first
-    if threshold is None:                                             # every cut: chapter 3's passes
-        between = np.flatnonzero(xs[:max(k - 1, 0)] < xs[1:k]) + 1           # known values on the left of a cut between two
-        passes = [(np.r_[between, k] if k < n else between, False)] + ([(between, True)] if k < n else [])
-    else: passes = [(np.searchsorted(xs[:k], [threshold], side="right"), bool(missing_left) and k < n)]
-    m = np.concatenate([c for c, _ in passes]).astype(np.intp)        # known values on the left of each cut
-    to_left = np.concatenate([np.full(len(c), s) for c, s in passes])  # its missing values go left
+def monotone_column_split(x, y, w, criterion, n_classes, sign, lower=-np.inf,
+                          upper=np.inf, min_samples_leaf=1, min_weight_leaf=0.0,
+                          threshold=None, missing_left=False):
+    """The best `Split` of one node's column `x` (NaN: missing) whose children's values
+    `v` keep the order `sign` (1: v_left <= v_right, -1: >=) and lie in [`lower`,
+    `upper`], and its middle value; None if no cut qualifies. `v`: the weighted mean
+    (median for absolute error) or the first class's proportion. `threshold`: one drawn
+    cut and its drawn `missing_left`, for `splitter='random'`."""
+    # the column's order, NaN last
+    crit, order = make_criterion(criterion, n_classes), np.argsort(x, kind="stable")
+    xs, ys, ws = (np.asarray(x, dtype=float)[order], np.asarray(y)[order],
+                  np.asarray(w, dtype=float)[order])
+    n = len(xs); k = n - int(np.isnan(xs).sum())   # the k known values come first
+    if threshold is None:   # every cut: chapter 3's passes
+        # known values on the left of a cut between two
+        between = np.flatnonzero(xs[:max(k - 1, 0)] < xs[1:k]) + 1
+        passes = ([(np.r_[between, k] if k < n else between, False)]
+                  + ([(between, True)] if k < n else []))
+    else:
+        passes = [(np.searchsorted(xs[:k], [threshold], side="right"),
+                   bool(missing_left) and k < n)]
+    # each cut's known values on its left, and whether its missing values go left
+    m = np.concatenate([c for c, _ in passes]).astype(np.intp)
+    to_left = np.concatenate([np.full(len(c), s) for c, s in passes])
     def sides(a):
-        "Left and right sums of per-sample `a` at every cut (missing rows on their side)."
+        """Left and right sums of per-sample `a` at every cut (missing rows on their
+        side)."""
         prefix = np.concatenate([np.zeros((1,) + a.shape[1:]), np.cumsum(a, axis=0)])
-        left = prefix[m] + np.multiply.outer(to_left, prefix[n] - prefix[k]).reshape(prefix[m].shape)
+        left = prefix[m] + np.multiply.outer(to_left, prefix[n] - prefix[k]).reshape(
+            prefix[m].shape)
         return left, prefix[n] - left
     n_left = m + (n - k) * to_left
     (w_left, w_right), (p_left, p_right) = sides(ws), sides((ws > 0).astype(float))
-    ok = admissible_cuts(n_left, n - n_left, p_left, p_right, min_samples_leaf, w_left, w_right, min_weight_leaf)
+    ok = admissible_cuts(n_left, n - n_left, p_left, p_right, min_samples_leaf, w_left,
+                         w_right, min_weight_leaf)
     with np.errstate(divide="ignore", invalid="ignore"):
         if crit.sufficient_statistics:
             left, right = sides(crit.stats(ys, ws))
             ok &= crit.admissible_children(left, right)
             impurity = crit.split_impurity(left, right)
-            (s_left, s_right) = (left[:, 0], right[:, 0]) if n_classes is not None else sides(ws * ys)   # first class, or sum w y
+            # the first class, or sum w y
+            (s_left, s_right) = ((left[:, 0], right[:, 0]) if n_classes is not None
+                                 else sides(ws * ys))
             v_left, v_right = s_left / w_left, s_right / w_right
-            middle = s_left / (2 * w_left) + s_right / (2 * w_right)  # scikit-learn's middle value
-        else:                                                         # absolute error: each side's median and deviation
-            rows = [np.r_[np.arange(c), np.arange(k, n)] if s else np.arange(c) for c, s in zip(m, to_left)]
+            middle = s_left / (2 * w_left) + s_right / (2 * w_right)   # scikit-learn's
+        else:                         # absolute error: each side's median and deviation
+            rows = [np.r_[np.arange(c), np.arange(k, n)] if s else np.arange(c)
+                    for c, s in zip(m, to_left)]
             rest = [np.setdiff1d(np.arange(n), r, assume_unique=True) for r in rows]
-            stat = lambda f, r: np.array([f(ys[i], ws[i]) if len(i) else np.nan for i in r])
+            stat = lambda f, r: np.array([f(ys[i], ws[i]) if len(i) else np.nan
+                                          for i in r])
             v_left, v_right = stat(weighted_median, rows), stat(weighted_median, rest)
-            impurity = (w_left * stat(weighted_absolute_deviation, rows) + w_right * stat(weighted_absolute_deviation, rest)) / ws.sum()
+            impurity = (w_left * stat(weighted_absolute_deviation, rows)
+                        + w_right * stat(weighted_absolute_deviation, rest)) / ws.sum()
             middle = (v_left + v_right) / 2
-    ok &= ((v_left - v_right) * sign <= 0) & (v_left >= lower) & (v_right >= lower) & (v_left <= upper) & (v_right <= upper)
+    ok &= (((v_left - v_right) * sign <= 0) & (v_left >= lower) & (v_right >= lower)
+           & (v_left <= upper) & (v_right <= upper))
     ok &= np.isfinite(impurity)
     if not ok.any(): return None
     chosen = np.flatnonzero(ok)
-    b = chosen[first_best(impurity[chosen], node_summary(ys, ws, criterion, n_classes)[1])]   # chapter 3's tie rule
-    tau = threshold if threshold is not None else np.inf if m[b] == k else midpoints(xs[m[b] - 1], xs[m[b]])
-    return Split(None, float(tau), float(impurity[b]), bool(to_left[b]) if k < n else None), float(middle[b])
+    b = chosen[first_best(impurity[chosen],                       # chapter 3's tie rule
+                          node_summary(ys, ws, criterion, n_classes)[1])]
+    tau = (threshold if threshold is not None else np.inf if m[b] == k
+           else midpoints(xs[m[b] - 1], xs[m[b]]))
+    return Split(None, float(tau), float(impurity[b]),
+                 bool(to_left[b]) if k < n else None), float(middle[b])
 
 # %% ../nbs/08_levelwise.ipynb #4bb89edf
 def clip_values(value, bounds, n_classes=None):
-    "Node values (F, K) clipped to their `bounds` (F, 2), on the first column (scikit-learn's `clip_node_value`); a binary classifier's second proportion is then one minus the first."
+    """Node values (F, K) clipped to their `bounds` (F, 2), on the first column
+    (scikit-learn's `clip_node_value`); a binary classifier's second proportion is then
+    one minus the first."""
     value = value.copy()
     value[:, 0] = np.clip(value[:, 0], bounds[:, 0], bounds[:, 1])
     if n_classes == 2: value[:, 1] = 1 - value[:, 0]
     return value
 
 def child_bounds(bounds, found, signs):
-    "The bounds (2S, 2) of the children of a searched frontier's S split nodes, in the partition's layout (left children, then right ones): the parent's bounds, with the split's middle value as the left child's upper and the right child's lower bound where its feature's sign is 1 (the other way round for -1)."
+    """The bounds (2S, 2) of the children of a searched frontier's S split nodes, in the
+    partition's layout (left children, then right ones): the parent's bounds, with the
+    split's middle value as the left child's upper and the right child's lower bound
+    where its feature's sign is 1 (the other way round for -1)."""
     split = found.splits
-    lower, upper, middle, sign = bounds[split, 0], bounds[split, 1], found.middle[split], signs[found.feature[split]]
-    left = np.column_stack([np.where(sign < 0, middle, lower), np.where(sign > 0, middle, upper)])
-    right = np.column_stack([np.where(sign > 0, middle, lower), np.where(sign < 0, middle, upper)])
+    lower, upper, middle, sign = (bounds[split, 0], bounds[split, 1],
+                                  found.middle[split], signs[found.feature[split]])
+    left = np.column_stack([np.where(sign < 0, middle, lower),
+                            np.where(sign > 0, middle, upper)])
+    right = np.column_stack([np.where(sign > 0, middle, lower),
+                             np.where(sign < 0, middle, upper)])
     return np.concatenate([left, right])

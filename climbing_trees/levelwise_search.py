@@ -5,184 +5,315 @@
 # %% ../nbs/08_levelwise_search.ipynb #701d994f
 from __future__ import annotations
 import numpy as np
-from .naive import constant_features, node_summary, ties_with_best, FEATURE_THRESHOLD
+from .naive import (
+    constant_features, node_summary, ties_with_best, FEATURE_THRESHOLD)
 from .growth import draw_features
-from .criteria import ClassificationCriterion, criterion_of, median_column_split
+from .criteria import (
+    ClassificationCriterion, criterion_of, median_column_split)
 from .categorical import categorical_column_split
-from .frontier import (by_row_blocks, frontier_column_splits, frontier_layout, frontier_missing_splits,
-                                     frontier_random_splits, node_centres, partition_orders, segment_ends, segment_starts,
+from .frontier import (by_row_blocks, frontier_column_splits,
+                                     frontier_layout, frontier_missing_splits,
+                                     frontier_random_splits, node_centres,
+                                     partition_orders, segment_ends, segment_starts,
                                      segment_sums, _left_sums)
-from .levelwise import (PLAIN, FrontierSearch, NodeSplits, clip_values, keeps_orders, monotone_column_split,
-                                      _gather, _presorted_orders, _route, _search_nodes, _write_splits)
+from .levelwise import (PLAIN, FrontierSearch, NodeSplits, clip_values,
+                                      keeps_orders, monotone_column_split, _gather,
+                                      _presorted_orders, _route, _search_nodes,
+                                      _write_splits)
 
 # %% auto #0
 __all__ = ['TAKE_CHUNK', 'Growth']
 
 # %% ../nbs/08_levelwise_search.ipynb #df443ce4
 class Growth:
-    "One fit's data, criterion, options and presorted orders, as the checked `plan` says (nothing is checked again); `search` finds the best split of every node of a frontier. `roots`: the samples are several trees' one after another (chapter 18), `roots[b]` samples for tree b, each with its own seed in `seeds` and `presorted` sorted within each tree's samples; `rows`: the samples are these rows of `X` (None: X's rows), `y` given per row of X and `w` per sample, and the rows are copied only for a growth that keeps orders (a growth without orders reads X's columns at them); `ranks`: the tuning's ranks of X read at the samples, if known (else made from them; chapter 10)."
-    def __init__(self, plan, X, y, w, node_searches=None, presorted=None, roots=None, rows=None, ranks=None, seeds=None):
-        self.plan, self.rules, self.X, self.y, self.w = plan, plan.rules, X, y if rows is None else y.take(rows, axis=0), w
-        self.tuning = t = PLAIN if plan.tuning is None else plan.tuning       # how to compute: it changes no tree
+    """One fit's data, criterion, options and presorted orders, as the checked `plan`
+    says (nothing is checked again); `search` finds the best split of every node of a
+    frontier. `roots`: the samples are several trees' one after another (chapter 18),
+    `roots[b]` samples for tree b, each with its own seed in `seeds` and `presorted`
+    sorted within each tree's samples; `rows`: the samples are these rows of `X` (None:
+    X's rows), `y` given per row of X and `w` per sample, and the rows are copied only
+    for a growth that keeps orders (a growth without orders reads X's columns at them);
+    `ranks`: the tuning's ranks of X read at the samples, if known (else made from them;
+    chapter 10)."""
+    def __init__(self, plan, X, y, w, node_searches=None, presorted=None, roots=None,
+                 rows=None, ranks=None, seeds=None):
+        self.plan, self.rules, self.X, self.y, self.w = (
+            plan, plan.rules, X, y if rows is None else y.take(rows, axis=0), w)
+        # how to compute: it changes no tree
+        self.tuning = t = PLAIN if plan.tuning is None else plan.tuning
         self.n_samples, self.n_features = len(self.y), self.X.shape[1]
-        self.roots = np.array([self.n_samples]) if roots is None else np.asarray(roots, dtype=np.intp)
+        self.roots = (np.array([self.n_samples]) if roots is None
+                      else np.asarray(roots, dtype=np.intp))
         self.max_features, self.splitter = plan.max_features, plan.splitter
-        self.rngs = [plan.generator(seed) for seed in ([None] if seeds is None else seeds)]   # one per tree (None: nothing random)
+        # one generator per tree (None: nothing random)
+        self.rngs = [plan.generator(seed)
+                     for seed in ([None] if seeds is None else seeds)]
         self.criterion, self.n_classes = plan.criterion, plan.n_classes
-        self.crit = criterion_of(plan.criterion, plan.n_classes, plan.n_outputs)   # several outputs: chapter 5's `MultiOutput`
-        self.additive = self.crit.sufficient_statistics                  # False: absolute error, every column node by node
-        self.searches = _node_searched_columns(self.n_features, plan.categorical, node_searches, self.additive)
-        self.signs = (None if plan.monotonic_cst is None else np.array(plan.monotonic_cst, dtype=np.int8)   # classes: the first
-                      * (1 if plan.n_classes is None else -1))       # class's proportion is constrained (scikit-learn's), signs flipped
-        if self.signs is not None:                                         # constrained columns: searched node by node, in bounds
-            self.searches = {**self.searches, **{int(j): monotone_column_split for j in np.flatnonzero(self.signs)}}
-        self.centred = self.crit.shift_invariant                           # squared error: each node on its own centre
+        # several outputs: chapter 5's `MultiOutput`
+        self.crit = criterion_of(plan.criterion, plan.n_classes, plan.n_outputs)
+        # False: absolute error, every column node by node
+        self.additive = self.crit.sufficient_statistics
+        self.searches = _node_searched_columns(self.n_features, plan.categorical,
+                                               node_searches, self.additive)
+        # classes: scikit-learn constrains the first class's proportion, signs flipped
+        self.signs = (None if plan.monotonic_cst is None
+                      else np.array(plan.monotonic_cst, dtype=np.int8)
+                      * (1 if plan.n_classes is None else -1))
+        # constrained columns: searched node by node, in bounds
+        if self.signs is not None:
+            self.searches = {**self.searches, **{int(j): monotone_column_split
+                                                 for j in np.flatnonzero(self.signs)}}
+        # squared error: each node on its own centre
+        self.centred = self.crit.shift_invariant
         self.children_rule = self.crit.children_rule                      # Poisson's
         self.positive = None if (self.w > 0).all() else (self.w > 0).astype(np.int64)
-        missing = np.zeros(self.n_features, bool) if self.X.dtype.kind in "iu" else np.isnan(self.X).any(axis=0)   # codes: no NaN; once per fit
-        by_values = None if t.by_values is None or presorted is not None or node_searches else t.by_values(plan, self.X, rows)
-        self.X = self.X if by_values else np.ascontiguousarray(self.X, dtype=np.float32 if self.X.dtype.kind in "iu" else None)   # integer codes (chapter 12's bins) as values
-        if rows is not None and by_values is None and (t.without_orders is None or keeps_orders(self.splitter, self.searches, int(missing.any()))):   # sweeps read the samples' rows:
-            self.X, rows = self.X.take(rows, axis=0), None                 # copied (and their own NaN counted)
+        # codes: no NaN; once per fit
+        missing = (np.zeros(self.n_features, bool) if self.X.dtype.kind in "iu"
+                   else np.isnan(self.X).any(axis=0))
+        by_values = (None if t.by_values is None or presorted is not None
+                     or node_searches else t.by_values(plan, self.X, rows))
+        # integer codes (chapter 12's bins) as values
+        self.X = self.X if by_values else np.ascontiguousarray(
+            self.X, dtype=np.float32 if self.X.dtype.kind in "iu" else None)
+        # sweeps read the samples' rows: copied (and their own NaN counted)
+        if rows is not None and by_values is None and (
+                t.without_orders is None
+                or keeps_orders(self.splitter, self.searches, int(missing.any()))):
+            self.X, rows = self.X.take(rows, axis=0), None
             missing = np.isnan(self.X).any(axis=0)
         self.missing_columns = np.flatnonzero(missing)
-        self.sorted = by_values is None and (t.without_orders is None or keeps_orders(self.splitter, self.searches, len(self.missing_columns)))
-        self.without_orders = by_values or t.without_orders                # its search: drawn thresholds, or few values counted
-        self.columns = (None if self.sorted or by_values else np.ascontiguousarray(self.X.T))   # no orders: gathers read columns (cache-friendlier),
-        self.source = rows                                                 # at the samples' rows of X if not copied
+        self.sorted = by_values is None and (
+            t.without_orders is None
+            or keeps_orders(self.splitter, self.searches, len(self.missing_columns)))
+        # its search: drawn thresholds, or few values counted
+        self.without_orders = by_values or t.without_orders
+        # no orders: gathers read columns (cache-friendlier), ...
+        self.columns = (None if self.sorted or by_values
+                        else np.ascontiguousarray(self.X.T))
+        self.source = rows   # ... at the samples' rows of X if not copied
         if self.sorted and presorted is None and len(self.roots) > 1:
-            raise ValueError("several trees grown together need `presorted`: each tree's orders, one tree after another")
-        self.orders = (_presorted_orders(self.X, presorted, self.tuning) if self.sorted        # random thresholds need no order: one row,
-                       else np.arange(self.n_samples, dtype=np.int32 if self.n_samples < 2 ** 31 else np.intp)[None])   # by node
-        self.missing = (np.isnan(self.X[:, self.missing_columns]).T.copy() if len(self.missing_columns)   # (M, N) where each
-                        else np.zeros((0, self.n_samples), dtype=bool))                            # of those is missing
-        self.ranks = ((t.ranks(self.X, self.orders) if ranks is None else ranks)   # what sweeps compare, if the tuning
-                      if t.ranks is not None and self.sorted and not len(self.missing_columns) and self.X.nbytes > t.ranks_from_bytes
-                      else None)                                           # ranks them (chapter 10)
-        self.class_stats = None                                                     # K statistics per sample, if class sums meet NaN
-        self.class_sums = (t.class_splits is not None and self.splitter == "best"   # Gini, entropy: no K factor (chapter 10)
-                           and self.crit.class_sums and self.n_classes >= t.class_sums_from)
+            raise ValueError("several trees grown together need `presorted`: each "
+                             "tree's orders, one tree after another")
+        # random thresholds need no order: one row, by node
+        self.orders = (_presorted_orders(self.X, presorted, self.tuning) if self.sorted
+                       else np.arange(self.n_samples, dtype=np.int32
+                                      if self.n_samples < 2 ** 31 else np.intp)[None])
+        # (M, N) where each of those columns is missing
+        self.missing = (np.isnan(self.X[:, self.missing_columns]).T.copy()
+                        if len(self.missing_columns)
+                        else np.zeros((0, self.n_samples), dtype=bool))
+        # what sweeps compare, if the tuning ranks them (chapter 10)
+        self.ranks = ((t.ranks(self.X, self.orders) if ranks is None else ranks)
+                      if t.ranks is not None and self.sorted
+                      and not len(self.missing_columns)
+                      and self.X.nbytes > t.ranks_from_bytes else None)
+        self.class_stats = None   # K statistics per sample, if class sums meet NaN
+        # Gini, entropy: no K factor (chapter 10)
+        self.class_sums = (t.class_splits is not None and self.splitter == "best"
+                           and self.crit.class_sums
+                           and self.n_classes >= t.class_sums_from)
         self.unit_weights = bool((self.w == 1).all())
-        self.weights_are_one = self.unit_weights and not self.children_rule and (self.crit.weight_statistic == 0 or self.crit.statistics_sum_to_weight)   # statistic 0 from the count
-        counts = self.crit.statistics_sum_to_weight and (self.unit_weights and self.n_samples < 2 ** 31 or _whole_numbers(self.w))   # class counts: int32, exact
-        small = np.int8 if self.unit_weights and not self.sorted else np.int32   # 0/1 counts, only summed: a byte, faster
-        self.stats = (np.ascontiguousarray(self.crit.stats(self.y, self.w).T, dtype=small if counts else float)   # (`segmented_cumsum`)
-                      if self.additive and not self.centred and not self.class_sums else None)
-        self.stats_from = int(self.centred and self.weights_are_one and self.splitter == "best" and not len(self.missing_columns))
-                                  # 1: the statistics by row start at the second (per depth, centred: the sweeps never read the weights)
-        self.total_weight = np.add.reduceat(self.w, segment_starts(self.roots))   # (B,) each tree's training weight
-        self.constant_if_equal = (self.sorted and self.max_features is None and self.splitter == "best" and not len(self.missing_columns)
-                                  and not self.searches and self.X.size <= self.tuning.block_elements and _gaps_above_threshold(self.X, self.orders))
-                                  # a small X whose columns' distinct values lie apart: `_features_to_search` need not look
+        # statistic 0 from the count
+        self.weights_are_one = self.unit_weights and not self.children_rule and (
+            self.crit.weight_statistic == 0 or self.crit.statistics_sum_to_weight)
+        # class counts: int32, exact
+        counts = self.crit.statistics_sum_to_weight and (
+            self.unit_weights and self.n_samples < 2 ** 31 or _whole_numbers(self.w))
+        # 0/1 counts, only summed: a byte, faster
+        small = np.int8 if self.unit_weights and not self.sorted else np.int32
+        # the statistics by row, which `segmented_cumsum` sums
+        self.stats = (np.ascontiguousarray(self.crit.stats(self.y, self.w).T,
+                                           dtype=small if counts else float)
+                      if self.additive and not self.centred and not self.class_sums
+                      else None)
+        # 1: the statistics by row start at the second (per depth, centred: the sweeps
+        # never read the weights)
+        self.stats_from = int(self.centred and self.weights_are_one
+                              and self.splitter == "best"
+                              and not len(self.missing_columns))
+        # (B,) each tree's training weight
+        self.total_weight = np.add.reduceat(self.w, segment_starts(self.roots))
+        # a small X whose columns' distinct values lie apart: `_features_to_search` need
+        # not look
+        self.constant_if_equal = (self.sorted and self.max_features is None
+                                  and self.splitter == "best"
+                                  and not len(self.missing_columns)
+                                  and not self.searches
+                                  and self.X.size <= self.tuning.block_elements
+                                  and _gaps_above_threshold(self.X, self.orders))
         codes = self.X[:, list(plan.categorical)] if len(plan.categorical) else None
-        self.n_levels = int(np.nanmax(codes)) + 1 if codes is not None and not np.isnan(codes).all() else 0
-        self.counting = None if t.counting is None else t.counting(self)   # None too where the tuning does not count
-        self.levels = None if t.levels is None or not len(plan.categorical) else t.levels(self)   # None: node by node
+        self.n_levels = (int(np.nanmax(codes)) + 1
+                         if codes is not None and not np.isnan(codes).all() else 0)
+        # None too where the tuning does not count
+        self.counting = None if t.counting is None else t.counting(self)
+        self.levels = (None if t.levels is None or not len(plan.categorical)
+                       else t.levels(self))                        # None: node by node
 
     @property
     def sparse(self):
-        "The sweeps' settings of `frontier_column_splits` (when to judge the admissible cuts only)."
-        return dict(sparse_cuts=self.tuning.sparse_cuts, sparse_min_positions=self.tuning.sparse_min_positions)
-    def summaries(self, orders, counts, starts=None): return _node_summaries(self, orders, counts, starts)
+        """The sweeps' settings of `frontier_column_splits` (when to judge the
+        admissible cuts only)."""
+        return dict(sparse_cuts=self.tuning.sparse_cuts,
+                    sparse_min_positions=self.tuning.sparse_min_positions)
+    def summaries(self, orders, counts, starts=None):
+        return _node_summaries(self, orders, counts, starts)
     def compared(self, features, order):
-        "What a sweep compares along `order`, the rows in some order of each of `features` (broadcast against it): X's values there, or their ranks if kept (the same comparisons, read from a table of 1 or 2 bytes an entry, a column at a time)."
+        """What a sweep compares along `order`, the rows in some order of each of
+        `features` (broadcast against it): X's values there, or their ranks if kept (the
+        same comparisons, read from a table of 1 or 2 bytes an entry, a column at a
+        time)."""
         if self.ranks is None: return _gather(self.X, features, order)
-        return self.ranks.reshape(-1).take(np.multiply(features, self.n_samples, dtype=np.intp) + order)
-    def search(self, orders, counts, depth, tree=None, bounds=None): return _search_frontier(self, orders, counts, depth, tree, bounds)
+        return self.ranks.reshape(-1).take(
+            np.multiply(features, self.n_samples, dtype=np.intp) + order)
+    def search(self, orders, counts, depth, tree=None, bounds=None):
+        return _search_frontier(self, orders, counts, depth, tree, bounds)
     def swept_stats(self, frontier):
-        "The per-sample statistics (by row) that a sweep of `frontier` reads: those of the proxy (all of them if the criterion judges the children itself), less the weights if `frontier.weights_are_one`."
+        """The per-sample statistics (by row) that a sweep of `frontier` reads: those of
+        the proxy (all of them if the criterion judges the children itself), less the
+        weights if `frontier.weights_are_one`."""
         stop = self.crit.proxy_statistics if not self.children_rule else None
-        return self.stats[int(frontier.weights_are_one) - self.stats_from:None if stop is None else stop - self.stats_from]
+        return self.stats[int(frontier.weights_are_one) - self.stats_from:
+                          None if stop is None else stop - self.stats_from]
 
     def split(self, builder, ids, found, orders, counts, in_place=False):
-        "Write the splits of a searched frontier whose nodes are `ids`; return the children's orders (in the same memory, if `in_place`) and counts."
+        """Write the splits of a searched frontier whose nodes are `ids`; return the
+        children's orders (in the same memory, if `in_place`) and counts."""
         rules_found, tabled = _write_splits(builder, ids, found, self.X, orders, counts)
-        if not self.sorted:                           # one order, and the search gave the side of each of its positions
-            return partition_orders(orders, found.goes_left, counts, found.splits, in_place=in_place, by_position=True,
+        # one order, and the search gave the side of each of its positions
+        if not self.sorted:
+            return partition_orders(orders, found.goes_left, counts, found.splits,
+                                    in_place=in_place, by_position=True,
                                     starts=found.starts)
         goes_left = _route(found, rules_found, tabled, self.X, orders, counts)
-        return partition_orders(orders, goes_left, counts, found.splits, max(1, self.tuning.block_elements // max(1, orders.shape[1])), in_place,
-                                starts=found.starts)
+        return partition_orders(
+            orders, goes_left, counts, found.splits,
+            max(1, self.tuning.block_elements // max(1, orders.shape[1])), in_place,
+            starts=found.starts)
 
 # %% ../nbs/08_levelwise_search.ipynb #83ba5491
 def _node_searched_columns(n_features, categorical, node_searches, additive):
-    "The columns searched node by node, with their searches: the plan's categorical ones (chapter 6), `node_searches`, every column for a criterion without additive statistics."
-    searches = {**{j: categorical_column_split for j in categorical}, **(node_searches or {})}
-    if not additive: searches = {j: searches.get(j, median_column_split) for j in range(n_features)}
+    """The columns searched node by node, with their searches: the plan's categorical
+    ones (chapter 6), `node_searches`, every column for a criterion without additive
+    statistics."""
+    searches = {**{j: categorical_column_split for j in categorical},
+                **(node_searches or {})}
+    if not additive:
+        searches = {j: searches.get(j, median_column_split) for j in range(n_features)}
     return searches
 
 def _whole_numbers(w):
-    "Whether the weights `w` are whole numbers whose total stays below 2**31: every sum of class counts then fits 32 bits. (The sums reach the criterion as floats: Gini squares them.)"
+    """Whether the weights `w` are whole numbers whose total stays below 2**31: every
+    sum of class counts then fits 32 bits. (The sums reach the criterion as floats: Gini
+    squares them.)"""
     return bool(np.all(w == np.round(w))) and float(w.sum()) < 2 ** 31
 
 def _gaps_above_threshold(X, orders):
-    "Whether in every column of `X` (no NaN) any two distinct values differ by more than `FEATURE_THRESHOLD`, tested on neighbours along the presorted `orders`: then a node's column is constant by scikit-learn's rule only if all its values are equal, and there the sweep finds no cut anyway."
-    x = _gather(X, np.arange(X.shape[1])[:, None], orders)              # each column sorted
+    """Whether in every column of `X` (no NaN) any two distinct values differ by more
+    than `FEATURE_THRESHOLD`, tested on neighbours along the presorted `orders`: then a
+    node's column is constant by scikit-learn's rule only if all its values are equal,
+    and there the sweep finds no cut anyway."""
+    x = _gather(X, np.arange(X.shape[1])[:, None], orders)   # each column sorted
     lower, upper = x[:, :-1], x[:, 1:]
-    return not ((upper > lower) & ~(upper > lower + FEATURE_THRESHOLD)).any()   # `constant_features`'s comparison
+    # `constant_features`'s comparison
+    return not ((upper > lower) & ~(upper > lower + FEATURE_THRESHOLD)).any()
 
 # %% ../nbs/08_levelwise_search.ipynb #412305c1
 def _node_summaries(g, orders, counts, starts=None):
-    "Each frontier node's statistics (n_stats, F) or None, value (F, K), impurity and weight, the units of i(s), the impurity in those units and, for a growth without orders, the per-sample statistics along `orders[0]` that were summed, from the second on if `g.weights_are_one` (else None: a growth with orders reads them by row, and the frontier's copy would only take memory) (growth `g`; `starts`: the segments' starts, if known)."
+    """Each frontier node's statistics (n_stats, F) or None, value (F, K), impurity and
+    weight, the units of i(s), the impurity in those units and, for a growth without
+    orders, the per-sample statistics along `orders[0]` that were summed, from the
+    second on if `g.weights_are_one` (else None: a growth with orders reads them by row,
+    and the frontier's copy would only take memory) (growth `g`; `starts`: the segments'
+    starts, if known)."""
     starts = segment_starts(counts) if starts is None else starts
-    if not g.additive:                                                   # node by node, as the searches
+    if not g.additive:   # node by node, as the searches
         rows = np.split(orders[0], starts[1:])
         pairs = [node_summary(g.y[r], g.w[r], g.criterion, g.n_classes) for r in rows]
-        return (None, np.array([v for v, _ in pairs]).reshape(len(counts), -1), np.array([i for _, i in pairs]),
+        return (None, np.array([v for v, _ in pairs]).reshape(len(counts), -1),
+                np.array([i for _, i in pairs]),
                 np.add.reduceat(g.w.take(orders[0]), starts), 1.0, None, None)
     if g.centred:
-        kept = range(g.stats_from if g.sorted else int(g.weights_are_one), g.crit.proxy_statistics)   # what the sweeps read
-                                                                         # (S_2 is the node's; S_0 the count, if weights are 1)
-        if g.sorted and g.stats is None: g.stats = np.empty((len(kept), g.n_samples))   # by row: one array for the fit,
-        w_f = g.w[:orders.shape[1]] if g.unit_weights else g.w.take(orders[0])   # its frontier's rows written at each depth
-        centre, scale, u = node_centres(g.y.take(orders[0]), None if g.unit_weights else w_f, counts, starts, g.positive is None)
-        rows = g.crit.stat_rows(u, w_f, overwrite_y=True, centred=True)  # one statistic at a time, over u: two arrays of n
-        del u, w_f                                                       # at most, not the (n, 3) of `stats` beside u
+        # what the sweeps read (S_2 is the node's; S_0 the count, if weights are 1)
+        kept = range(g.stats_from if g.sorted else int(g.weights_are_one),
+                     g.crit.proxy_statistics)
+        # by row: one array for the fit, its frontier's rows written at each depth
+        if g.sorted and g.stats is None: g.stats = np.empty((len(kept), g.n_samples))
+        w_f = g.w[:orders.shape[1]] if g.unit_weights else g.w.take(orders[0])
+        centre, scale, u = node_centres(g.y.take(orders[0]),
+                                        None if g.unit_weights else w_f, counts, starts,
+                                        g.positive is None)
+        # one statistic at a time, over u: two arrays of n at most, not the (n, 3) of
+        # `stats` beside u
+        rows = g.crit.stat_rows(u, w_f, overwrite_y=True, centred=True)
+        del u, w_f
         sums, position_stats = [], []
-        for k, row in enumerate(rows):                                   # unit weights: each node's weight is its count
-            sums.append(counts.astype(float) if k == g.crit.weight_statistic and g.unit_weights else np.add.reduceat(row, starts))
+        for k, row in enumerate(rows):   # unit weights: each node's weight is its count
+            sums.append(counts.astype(float)
+                        if k == g.crit.weight_statistic and g.unit_weights
+                        else np.add.reduceat(row, starts))
             if k not in kept: continue
-            if g.sorted: g.stats[k - kept.start, orders[0]] = row        # for every feature's order
+            if g.sorted: g.stats[k - kept.start, orders[0]] = row   # for every order
             else: position_stats.append(row)
         node_stats = np.array(sums)
-        position_stats = (None if g.sorted else position_stats[0][None] if len(position_stats) == 1
-                          else np.array(position_stats))
-    elif g.class_sums:                                                   # (K, F) class weights, by one bincount
-        node_class = np.repeat(np.arange(len(counts)) * g.n_classes, counts) + g.y.take(orders[0])
-        node_stats = np.bincount(node_class, g.w.take(orders[0]), len(counts) * g.n_classes).reshape(-1, g.n_classes).T
+        position_stats = (None if g.sorted else position_stats[0][None]
+                          if len(position_stats) == 1 else np.array(position_stats))
+    elif g.class_sums:   # (K, F) class weights, by one bincount
+        node_class = (np.repeat(np.arange(len(counts)) * g.n_classes, counts)
+                      + g.y.take(orders[0]))
+        node_stats = np.bincount(node_class, g.w.take(orders[0]),
+                                 len(counts) * g.n_classes).reshape(-1, g.n_classes).T
         position_stats = None
     else:
-        first = int(g.weights_are_one)                                   # statistic 0 follows from the count: not gathered
+        # statistic 0 follows from the count: not gathered
+        first = int(g.weights_are_one)
         position_stats = np.take(g.stats[first:], orders[0], axis=1)
-        node_stats = _left_sums(segment_sums(position_stats, starts, axis=1), counts, g.weights_are_one, g.crit).astype(float, copy=False)
-                                                                         # integer class counts too: the nodes' in floats
+        # the nodes' sums in floats (integer class counts too)
+        node_stats = _left_sums(segment_sums(position_stats, starts, axis=1), counts,
+                                g.weights_are_one, g.crit).astype(float, copy=False)
         if g.sorted: position_stats = None
-    units = scale ** 2 if g.centred else 1.0                             # real impurity per unit of u's (0: constant node)
+    # real impurity per unit of u's (0: constant node)
+    units = scale ** 2 if g.centred else 1.0
     S = node_stats.T
     value, weight = g.crit.value(S), g.crit.weight(S)
-    in_units = (by_row_blocks(g.crit.impurity_of_proportions, value) if type(g.crit).impurity is ClassificationCriterion.impurity
-                else g.crit.impurity(S))                                 # classes: from the proportions just computed
-    impurity, value = in_units * units, value.reshape(len(counts), -1)   # (F, K) proportions or (F, 1) means
+    # classes: from the proportions just computed
+    in_units = (by_row_blocks(g.crit.impurity_of_proportions, value)
+                if type(g.crit).impurity is ClassificationCriterion.impurity
+                else g.crit.impurity(S))
+    # (F, K) proportions or (F, 1) means
+    impurity, value = in_units * units, value.reshape(len(counts), -1)
     if g.centred: value = centre[:, None] + scale[:, None] * value
-    elif g.n_classes is None:                    # targets all equal (Poisson): pure, exactly 0 as in chapter 1, not rounding
-        y_f, positive = g.y.take(orders[0], axis=0), (g.w.take(orders[0]) > 0).reshape(-1, *[1] * (g.y.ndim - 1))
-        equal = (np.maximum.reduceat(np.where(positive, y_f, -np.inf), starts)    # several outputs: in every column
-                 == np.minimum.reduceat(np.where(positive, y_f, np.inf), starts)).reshape(len(counts), -1).all(axis=1)
+    elif g.n_classes is None:
+        # targets all equal (Poisson): pure, exactly 0 as in chapter 1, not rounding
+        y_f, positive = (g.y.take(orders[0], axis=0),
+                         (g.w.take(orders[0]) > 0).reshape(-1, *[1] * (g.y.ndim - 1)))
+        # several outputs: in every column
+        equal = (np.maximum.reduceat(np.where(positive, y_f, -np.inf), starts)
+                 == np.minimum.reduceat(np.where(positive, y_f, np.inf), starts)
+                 ).reshape(len(counts), -1).all(axis=1)
         impurity = np.where(equal, 0.0, impurity)
     return node_stats, value, impurity, weight, units, in_units, position_stats
 
 # %% ../nbs/08_levelwise_search.ipynb #107c79cf
 def _features_to_search(g, orders, counts, searchable, tree=None, starts=None):
-    "Which (feature, node) pairs to search, (D, F): not constant in the node, and drawn if `max_features` asks; with the drawn thresholds (or None), each node's missing values per feature (or None) and their side (drawn, or False until searched). Each tree's nodes (`tree`: one per node, None: all of tree 0) draw from its own generator. If `g.constant_if_equal`, every searchable node's features: a node's equal values leave the sweep no cut."
+    """Which (feature, node) pairs to search, (D, F): not constant in the node, and
+    drawn if `max_features` asks; with the drawn thresholds (or None), each node's
+    missing values per feature (or None) and their side (drawn, or False until
+    searched). Each tree's nodes (`tree`: one per node, None: all of tree 0) draw from
+    its own generator. If `g.constant_if_equal`, every searchable node's features: a
+    node's equal values leave the sweep no cut."""
     n_nodes, threshold, n_missing, missing_left = len(counts), None, None, None
-    if g.constant_if_equal: return searchable[None].repeat(g.n_features, axis=0), None, None, None
+    if g.constant_if_equal:
+        return searchable[None].repeat(g.n_features, axis=0), None, None, None
     starts = segment_starts(counts) if starts is None else starts
     active = np.flatnonzero(searchable)         # read, drawn (a forest has many leaves)
-    if len(g.missing_columns):                          # NaN sorts last: the largest known value comes before them
+    # NaN sorts last: the largest known value comes before them
+    if len(g.missing_columns):
         n_missing = np.zeros((g.n_features, n_nodes), dtype=np.intp)
-        for i, j in enumerate(g.missing_columns): n_missing[j] = segment_sums(g.missing[i].take(orders[j]), starts)
+        for i, j in enumerate(g.missing_columns):
+            n_missing[j] = segment_sums(g.missing[i].take(orders[j]), starts)
     lowest_x, highest_x = segment_ends(g.X, orders, starts, counts, active, n_missing)
-    constant = constant_features(lowest_x, highest_x, False if n_missing is None else n_missing > 0)
+    constant = constant_features(lowest_x, highest_x,
+                                 False if n_missing is None else n_missing > 0)
     searched = ~constant & searchable
     if g.max_features is not None or g.splitter == "random":
         trees = None if tree is None else tree[active]
@@ -192,161 +323,243 @@ def _features_to_search(g, orders, counts, searchable, tree=None, starts=None):
         drawn = draw_features(constant[:, active].T, g.max_features, None, uniform)
         searched[:, active] = drawn.T
     if g.splitter == "random":
-        uniform = np.zeros(searched.shape)                              # 0 where nothing is searched
-        uniform[:, active] = per_tree(lambda rng, nodes, k: rng.random((g.n_features, k)).T).T
+        uniform = np.zeros(searched.shape)   # 0 where nothing is searched
+        uniform[:, active] = per_tree(
+            lambda rng, nodes, k: rng.random((g.n_features, k)).T).T
         threshold = lowest_x + (highest_x - lowest_x) * uniform
-        threshold = np.where(threshold == highest_x, lowest_x, threshold)               # scikit-learn's redraw rule
-        if n_missing is not None:                                                        # the missing side, drawn too
+        # scikit-learn's redraw rule
+        threshold = np.where(threshold == highest_x, lowest_x, threshold)
+        if n_missing is not None:   # the missing side, drawn too
             missing_left = np.zeros(searched.shape, dtype=bool)
-            missing_left[:, active] = per_tree(lambda rng, nodes, k: rng.random((g.n_features, k)).T < 0.5).T
+            missing_left[:, active] = per_tree(
+                lambda rng, nodes, k: rng.random((g.n_features, k)).T < 0.5).T
     elif n_missing is not None: missing_left = np.zeros(n_missing.shape, dtype=bool)
     return searched, threshold, n_missing, missing_left
 
 def _per_tree(g, tree, n_nodes, draw):
-    "`draw(rng, nodes, k)`, (k, ...): one row per node, for each tree's `k` nodes among `n_nodes` nodes in frontier order (`tree`: each one's tree, None: all of tree 0) with the tree's own generator, `nodes` their indices among the `n_nodes` (a slice for a lone tree): the draws put together in that order, (n_nodes, ...). A tree's nodes need not be consecutive: each tree draws for its own nodes in the same order whatever trees share the frontier."
-    if tree is None or len(g.rngs) == 1: return draw(g.rngs[0], slice(0, n_nodes), n_nodes)
-    grouped = np.argsort(tree, kind="stable")                           # each tree's nodes, in frontier order
+    """`draw(rng, nodes, k)`, (k, ...): one row per node, for each tree's `k` nodes
+    among `n_nodes` nodes in frontier order (`tree`: each one's tree, None: all of tree
+    0) with the tree's own generator, `nodes` their indices among the `n_nodes` (a slice
+    for a lone tree): the draws put together in that order, (n_nodes, ...). A tree's
+    nodes need not be consecutive: each tree draws for its own nodes in the same order
+    whatever trees share the frontier."""
+    if tree is None or len(g.rngs) == 1:
+        return draw(g.rngs[0], slice(0, n_nodes), n_nodes)
+    grouped = np.argsort(tree, kind="stable")   # each tree's nodes, in frontier order
     parts = np.split(grouped, np.flatnonzero(np.diff(tree[grouped])) + 1)
-    drawn = np.concatenate([draw(g.rngs[tree[nodes[0]]], nodes, len(nodes)) for nodes in parts])
+    drawn = np.concatenate(
+        [draw(g.rngs[tree[nodes[0]]], nodes, len(nodes)) for nodes in parts])
     return drawn[np.argsort(grouped)]                                # in frontier order
 
 # %% ../nbs/08_levelwise_search.ipynb #22859c26
 def _search_frontier(g, orders, counts, depth, tree=None, bounds=None):
-    "The `FrontierSearch` of the frontier whose feature orders are `orders`, `counts` samples per node, at `depth` (a number or one per node), for growth `g`; `tree`: each node's tree (None: all of tree 0); `bounds`: (F, 2) each node's bounds under monotonic constraints (None: none)."
-    starts = segment_starts(counts)                                     # once for the depth: every step reads them
-    node_stats, value, impurity, weight, units, in_units, position_stats = g.summaries(orders, counts, starts)
-    if bounds is not None:                                              # monotonic constraints: scikit-learn's sum w y / sum w
-        if g.n_classes is None and g.additive:                          # (not centred; summed in order), then within the bounds
+    """The `FrontierSearch` of the frontier whose feature orders are `orders`, `counts`
+    samples per node, at `depth` (a number or one per node), for growth `g`; `tree`:
+    each node's tree (None: all of tree 0); `bounds`: (F, 2) each node's bounds under
+    monotonic constraints (None: none)."""
+    starts = segment_starts(counts)   # once for the depth: every step reads them
+    node_stats, value, impurity, weight, units, in_units, position_stats = g.summaries(
+        orders, counts, starts)
+    # monotonic constraints: scikit-learn's sum w y / sum w (not centred; summed in
+    # order), then within the bounds
+    if bounds is not None:
+        if g.n_classes is None and g.additive:
             wy = g.w.take(orders[0]) * g.y.take(orders[0])
-            value = np.array([np.cumsum(wy[a:a + c])[-1] for a, c in zip(starts.tolist(), counts.tolist())])[:, None] / weight[:, None]
+            value = (np.array([np.cumsum(wy[a:a + c])[-1] for a, c
+                               in zip(starts.tolist(), counts.tolist())])[:, None]
+                     / weight[:, None])
         value = clip_values(value, bounds, g.n_classes)
     searchable = g.rules.may_split(counts, depth, impurity)
-    best = np.full((g.n_features, len(counts)), np.inf)                 # i(s) in real units, per feature and node
+    best = np.full((g.n_features, len(counts)), np.inf)   # i(s) in real units, (D, F)
     where = np.zeros((g.n_features, len(counts)), dtype=np.int64)
-    threshold, found, n_missing, missing_left, slots, middles = None, {}, None, None, None, {}
-    if not g.sorted and searchable.any():                               # no orders (drawn thresholds, or counted): a search of its own
-        frontier = frontier_layout(counts, node_stats, g.crit, searchable, g.rules.min_samples_leaf, g.rules.min_weight_leaf,
-                                   g.children_rule, True, g.weights_are_one, in_units, weight, positions=False, starts=starts)
-        searched, threshold, slots, found = g.without_orders(g, orders[0], position_stats, counts, frontier, units, best, where, tree)
+    threshold, found, n_missing, missing_left, slots, middles = (
+        None, {}, None, None, None, {})
+    # no orders (drawn thresholds, or counted): a search of its own
+    if not g.sorted and searchable.any():
+        frontier = frontier_layout(counts, node_stats, g.crit, searchable,
+                                   g.rules.min_samples_leaf, g.rules.min_weight_leaf,
+                                   g.children_rule, True, g.weights_are_one, in_units,
+                                   weight, positions=False, starts=starts)
+        searched, threshold, slots, found = g.without_orders(
+            g, orders[0], position_stats, counts, frontier, units, best, where, tree)
         best[~searched] = np.inf
     elif searchable.any():
-        searched, threshold, n_missing, missing_left = _features_to_search(g, orders, counts, searchable, tree, starts)
+        searched, threshold, n_missing, missing_left = _features_to_search(
+            g, orders, counts, searchable, tree, starts)
         frontier = None if node_stats is None else frontier_layout(
-            counts, node_stats, g.crit, searchable, g.rules.min_samples_leaf, g.rules.min_weight_leaf, g.children_rule,
-            not g.class_sums, g.weights_are_one and threshold is None, in_units, weight, starts=starts)
-        features = np.arange(g.n_features) if g.constant_if_equal else np.flatnonzero(searched.any(axis=1))   # (some node searchable)
-        with_missing = set() if n_missing is None else set(np.flatnonzero(n_missing.any(axis=1)).tolist())
+            counts, node_stats, g.crit, searchable, g.rules.min_samples_leaf,
+            g.rules.min_weight_leaf, g.children_rule, not g.class_sums,
+            g.weights_are_one and threshold is None, in_units, weight, starts=starts)
+        # the features some node searches (every one, if `constant_if_equal`)
+        features = (np.arange(g.n_features) if g.constant_if_equal
+                    else np.flatnonzero(searched.any(axis=1)))
+        with_missing = (set() if n_missing is None
+                        else set(np.flatnonzero(n_missing.any(axis=1)).tolist()))
         if g.searches or with_missing:
-            swept = np.array([j for j in features if j not in g.searches and j not in with_missing], dtype=np.intp)
-            swept_missing = np.array([j for j in features if j not in g.searches and j in with_missing], dtype=np.intp)
-        else: swept, swept_missing = features, features[:0]                       # every feature swept, none with NaN
-        at_once = g.levels(g, features, orders, counts, searched, frontier, node_stats, units) if g.levels and frontier else {}
+            swept = np.array(
+                [j for j in features if j not in g.searches and j not in with_missing],
+                dtype=np.intp)
+            swept_missing = np.array(
+                [j for j in features if j not in g.searches and j in with_missing],
+                dtype=np.intp)
+        else:                                     # every feature swept, none with NaN
+            swept, swept_missing = features, features[:0]
+        at_once = (g.levels(g, features, orders, counts, searched, frontier, node_stats,
+                            units) if g.levels and frontier else {})
         for j in features if g.searches else ():
-            if g.signs is not None and g.signs[j]:                       # a constrained column, within each node's bounds
-                found[j] = _search_monotone(g, j, orders[j], counts, searched[j], bounds, threshold, missing_left, middles)
+            # a constrained column, within each node's bounds
+            if g.signs is not None and g.signs[j]:
+                found[j] = _search_monotone(g, j, orders[j], counts, searched[j],
+                                            bounds, threshold, missing_left, middles)
             elif j in at_once: found[j] = at_once[j]
             elif j in g.searches:
-                found[j] = _search_nodes(g.searches[j], g.X[:, j], g.y, g.w, orders[j], counts, searched[j],
-                                         g.criterion, g.n_classes, g.rules.min_samples_leaf, g.rules.min_weight_leaf)
+                found[j] = _search_nodes(g.searches[j], g.X[:, j], g.y, g.w, orders[j],
+                                         counts, searched[j], g.criterion, g.n_classes,
+                                         g.rules.min_samples_leaf,
+                                         g.rules.min_weight_leaf)
             if j in g.searches: best[j] = found[j].impurity
-        if g.counting is not None and threshold is None and len(swept):   # columns with few values, by their histograms:
-            swept = g.counting(g, swept, searched, orders, counts, frontier, node_stats, units, best, where)   # the rest are swept
-        few_drawn = (g.tuning.drawn_pairs is not None and len(swept) and len(swept) * orders.shape[1] > g.tuning.block_elements   # within one block, sweeping all costs fewer calls
-                     and np.count_nonzero(searched[swept]) < g.tuning.drawn_pairs_below * searched[swept].size)
-        if threshold is not None and few_drawn and not with_missing:                      # max_features: few pairs drawn
-            g.tuning.drawn_pairs(g, searched, swept, orders, frontier, node_stats, units, best, where, threshold)
+        # columns with few values, by their histograms: the rest are swept
+        if g.counting is not None and threshold is None and len(swept):
+            swept = g.counting(g, swept, searched, orders, counts, frontier, node_stats,
+                               units, best, where)
+        # few (feature, node) pairs drawn (within one block, sweeping all costs fewer
+        # calls)
+        few_drawn = (g.tuning.drawn_pairs is not None and len(swept)
+                     and len(swept) * orders.shape[1] > g.tuning.block_elements
+                     and np.count_nonzero(searched[swept])
+                     < g.tuning.drawn_pairs_below * searched[swept].size)
+        # max_features: few pairs drawn
+        if threshold is not None and few_drawn and not with_missing:
+            g.tuning.drawn_pairs(g, searched, swept, orders, frontier, node_stats,
+                                 units, best, where, threshold)
         elif threshold is not None:
-            _sweep_random(g, np.sort(np.concatenate([swept, swept_missing])), orders, frontier, threshold, missing_left,
-                          with_missing, units, best, where)
+            _sweep_random(g, np.sort(np.concatenate([swept, swept_missing])), orders,
+                          frontier, threshold, missing_left, with_missing, units, best,
+                          where)
         elif few_drawn:
-            g.tuning.drawn_pairs(g, searched, swept, orders, frontier, node_stats, units, best, where)
-        elif len(swept): _sweep(g, swept, orders, frontier, node_stats, units, best, where)
+            g.tuning.drawn_pairs(g, searched, swept, orders, frontier, node_stats,
+                                 units, best, where)
+        elif len(swept):
+            _sweep(g, swept, orders, frontier, node_stats, units, best, where)
         if threshold is None and len(swept_missing):
-            _sweep_missing(g, swept_missing, orders, counts, frontier, node_stats, searchable, units, best, where, missing_left)
-        if not g.constant_if_equal: best[~searched] = np.inf            # else the sweep left no cut where none is searched
-    lowest = np.minimum.reduce(best, axis=0)                            # `best.min(axis=0)` less its Python wrapper
+            _sweep_missing(g, swept_missing, orders, counts, frontier, node_stats,
+                           searchable, units, best, where, missing_left)
+        # (with `constant_if_equal` the sweep left no cut where none is searched)
+        if not g.constant_if_equal: best[~searched] = np.inf
+    lowest = np.minimum.reduce(best, axis=0)   # `best.min(axis=0)` less its wrapper
     feature = ties_with_best(best, lowest, impurity).argmax(axis=0)
-    splits = searchable & np.isfinite(lowest) & g.rules.worth_splitting(weight / g.total_weight[0 if tree is None else tree], impurity, lowest)
-    middle = None if bounds is None else np.array([middles[j][f] if j in middles else np.nan for f, j in enumerate(feature.tolist())])
-    return FrontierSearch(value, impurity, weight, splits, lowest, feature, where, threshold, found, missing_left, n_missing,
-                          None if slots is None else slots.goes_left(feature, counts), starts, middle)
+    splits = searchable & np.isfinite(lowest) & g.rules.worth_splitting(
+        weight / g.total_weight[0 if tree is None else tree], impurity, lowest)
+    middle = (None if bounds is None else
+              np.array([middles[j][f] if j in middles else np.nan
+                        for f, j in enumerate(feature.tolist())]))
+    return FrontierSearch(value, impurity, weight, splits, lowest, feature, where,
+                          threshold, found, missing_left, n_missing,
+                          None if slots is None else slots.goes_left(feature, counts),
+                          starts, middle)
 
 # %% ../nbs/08_levelwise_search.ipynb #0740cf0e
 def _rows(orders, js):
-    "The orders of the features `js`: a view if they are consecutive (a copy of a large frontier's orders costs memory)."
+    """The orders of the features `js`: a view if they are consecutive (a copy of a
+    large frontier's orders costs memory)."""
     return orders[js[0]:js[-1] + 1] if js[-1] - js[0] == len(js) - 1 else orders[js]
 
-TAKE_CHUNK = 2 ** 14          # positions of a 32-bit order widened to intp at a time by `_take_columns`
+# positions of a 32-bit order widened to intp at a time by `_take_columns`
+TAKE_CHUNK = 2 ** 14
 
 def _take_columns(table, order):
-    "`np.take(table, order, axis=1)` of a `table` (S, N) at a 32-bit `order` (..., n), widening a chunk of `order` to intp at a time: `take` widens all of it first, a temporary of 8 bytes a position (as large as a row of floats gathered) at a sweep's peak of memory."
-    if order.size <= TAKE_CHUNK: return np.take(table, order, axis=1)   # short: one call, and a small widened copy
+    """`np.take(table, order, axis=1)` of a `table` (S, N) at a 32-bit `order` (..., n),
+    widening a chunk of `order` to intp at a time: `take` widens all of it first, a
+    temporary of 8 bytes a position (as large as a row of floats gathered) at a sweep's
+    peak of memory."""
+    # short: one call, and a small widened copy
+    if order.size <= TAKE_CHUNK: return np.take(table, order, axis=1)
     out = np.empty((len(table),) + order.shape, dtype=table.dtype)
     flat_order, flat_out = order.reshape(-1), out.reshape(len(table), -1)
-    for lo in range(0, flat_order.size, TAKE_CHUNK):                     # each chunk: every row at once, the order read once
-        flat_out[:, lo:lo + TAKE_CHUNK] = np.take(table, flat_order[lo:lo + TAKE_CHUNK], axis=1)
+    # each chunk: every row at once, the order read once
+    for lo in range(0, flat_order.size, TAKE_CHUNK):
+        flat_out[:, lo:lo + TAKE_CHUNK] = np.take(
+            table, flat_order[lo:lo + TAKE_CHUNK], axis=1)
     return out
 
 def _sweep(g, swept, orders, frontier, node_stats, units, best, where):
-    "Sweep the features `swept` (no missing value in the frontier) a block at a time, writing each (feature, node)'s i(s) into `best` and its position into `where`."
+    """Sweep the features `swept` (no missing value in the frontier) a block at a time,
+    writing each (feature, node)'s i(s) into `best` and its position into `where`."""
     if g.class_sums:
         block = max(1, g.tuning.block_elements // (2 * orders.shape[1]))
         for lo in range(0, len(swept), block):
             js = swept[lo:lo + block]
             order = _rows(orders, js)
             positive = None if g.positive is None else g.positive.take(order)
-            best[js], where[js] = g.tuning.class_splits(g.compared(js[:, None], order), g.y.take(order),
-                                                        None if g.unit_weights else g.w.take(order), frontier,
-                                                        g.crit, node_stats.T, positive)
+            best[js], where[js] = g.tuning.class_splits(
+                g.compared(js[:, None], order), g.y.take(order),
+                None if g.unit_weights else g.w.take(order), frontier, g.crit,
+                node_stats.T, positive)
         return
-    stats = g.swept_stats(frontier)                                      # the weights, if all 1, are not gathered
-    block = max(1, g.tuning.block_elements // (len(stats) * orders.shape[1]))     # features searched at once
+    stats = g.swept_stats(frontier)   # the weights, if all 1, are not gathered
+    # features searched at once
+    block = max(1, g.tuning.block_elements // (len(stats) * orders.shape[1]))
     for lo in range(0, len(swept), block):
         js = swept[lo:lo + block]
         order = _rows(orders, js)                                        # (B, n)
         positive = None if g.positive is None else g.positive.take(order)
-        lowest_b, where[js] = frontier_column_splits(g.compared(js[:, None], order), _take_columns(stats, order),
-                                                     frontier, g.crit, positive, overwrite_stats=True, **g.sparse)
-        best[js] = np.where(np.isfinite(lowest_b), lowest_b * units, np.inf)   # to real units; inf stays inf (the loop's errstate)
+        lowest_b, where[js] = frontier_column_splits(
+            g.compared(js[:, None], order), _take_columns(stats, order), frontier,
+            g.crit, positive, overwrite_stats=True, **g.sparse)
+        # to real units; inf stays inf (the loop's errstate)
+        best[js] = np.where(np.isfinite(lowest_b), lowest_b * units, np.inf)
 
 # %% ../nbs/08_levelwise_search.ipynb #1c6ada61
-def _sweep_missing(g, swept, orders, counts, frontier, node_stats, searchable, units, best, where, missing_left):
-    "As `_sweep` for the features `swept` that miss values (NaN) in some node: two passes each, and the missing side into `missing_left`."
+def _sweep_missing(g, swept, orders, counts, frontier, node_stats, searchable, units,
+                   best, where, missing_left):
+    """As `_sweep` for the features `swept` that miss values (NaN) in some node: two
+    passes each, and the missing side into `missing_left`."""
     rows = g.crit.proxy_statistics if not g.children_rule else None
     stats = g.stats
-    if g.class_sums:                                  # the class sums have no missing pass: K statistics per sample
-        if g.class_stats is None: g.class_stats = np.ascontiguousarray(g.crit.stats(g.y, g.w).T)
+    if g.class_sums:   # the class sums have no missing pass: K statistics per sample
+        if g.class_stats is None:
+            g.class_stats = np.ascontiguousarray(g.crit.stats(g.y, g.w).T)
         stats = g.class_stats
-        frontier = frontier_layout(counts, node_stats, g.crit, searchable, g.rules.min_samples_leaf,
-                                   g.rules.min_weight_leaf, g.children_rule)
+        frontier = frontier_layout(counts, node_stats, g.crit, searchable,
+                                   g.rules.min_samples_leaf, g.rules.min_weight_leaf,
+                                   g.children_rule)
     block = max(1, g.tuning.block_elements // (2 * len(stats[:rows]) * orders.shape[1]))
     for lo in range(0, len(swept), block):
         js = swept[lo:lo + block]
         order = _rows(orders, js)
         positive = None if g.positive is None else g.positive.take(order)
-        lowest_b, where[js], missing_left[js] = frontier_missing_splits(_gather(g.X, js[:, None], order), np.take(stats[:rows], order, axis=1),
-                                                                        frontier, g.crit, positive)
+        lowest_b, where[js], missing_left[js] = frontier_missing_splits(
+            _gather(g.X, js[:, None], order), np.take(stats[:rows], order, axis=1),
+            frontier, g.crit, positive)
         best[js] = np.where(np.isfinite(lowest_b), lowest_b * units, np.inf)
 
-def _sweep_random(g, swept, orders, frontier, threshold, missing_left, with_missing, units, best, where):
-    "The cut of every node at its drawn threshold, one feature of `swept` at a time (`splitter='random'`)."
+def _sweep_random(g, swept, orders, frontier, threshold, missing_left, with_missing,
+                  units, best, where):
+    """The cut of every node at its drawn threshold, one feature of `swept` at a time
+    (`splitter='random'`)."""
     rows = g.crit.proxy_statistics if not g.children_rule else None
     for j in swept:
         positive_j = None if g.positive is None else g.positive.take(orders[j])
-        lowest_j, where[j] = frontier_random_splits(_gather(g.X, j, orders[j]),
-                                                    np.take(g.stats[:rows], orders[j], axis=1), frontier, g.crit,
-                                                    threshold[j], positive_j, missing_left[j] if j in with_missing else None)
+        lowest_j, where[j] = frontier_random_splits(
+            _gather(g.X, j, orders[j]), np.take(g.stats[:rows], orders[j], axis=1),
+            frontier, g.crit, threshold[j], positive_j,
+            missing_left[j] if j in with_missing else None)
         np.multiply(lowest_j, units, out=best[j], where=np.isfinite(lowest_j))
 
 # %% ../nbs/08_levelwise_search.ipynb #20984e3e
-def _search_monotone(g, j, order, counts, searched, bounds, threshold, missing_left, middles):
-    "`monotone_column_split` of constrained column `j` at every node of a frontier that searches it (`searched`), within the node's `bounds` (and at its drawn threshold and side, if drawn); the splits (`NodeSplits`), and their middle values into `middles[j]`."
+def _search_monotone(g, j, order, counts, searched, bounds, threshold, missing_left,
+                     middles):
+    """`monotone_column_split` of constrained column `j` at every node of a frontier
+    that searches it (`searched`), within the node's `bounds` (and at its drawn
+    threshold and side, if drawn); the splits (`NodeSplits`), and their middle values
+    into `middles[j]`."""
     found, middles[j] = [], np.full(len(counts), np.nan)
     for f, start in enumerate(segment_starts(counts)):
         rows = order[start:start + counts[f]]
         result = monotone_column_split(
-            g.X[rows, j], g.y[rows], g.w[rows], g.criterion, g.n_classes, g.signs[j], *bounds[f], g.rules.min_samples_leaf,
-            g.rules.min_weight_leaf, None if threshold is None else threshold[j, f],
+            g.X[rows, j], g.y[rows], g.w[rows], g.criterion, g.n_classes, g.signs[j],
+            *bounds[f], g.rules.min_samples_leaf, g.rules.min_weight_leaf,
+            None if threshold is None else threshold[j, f],
             missing_left is not None and missing_left[j, f]) if searched[f] else None
         found.append(None if result is None else result[0])
         if result is not None: middles[j][f] = result[1]

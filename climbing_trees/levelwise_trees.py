@@ -11,77 +11,122 @@ import numpy as np
 from .tree import TreeBuilder
 from .growth import plan_growth
 from .frontier import segment_starts
-from .levelwise import FrontierSearch, check_monotonic_cst, check_presorted, child_bounds, grow_depth_by_depth
+from climbing_trees.levelwise import (
+    FrontierSearch, check_monotonic_cst, check_presorted, child_bounds,
+    grow_depth_by_depth)
 from .levelwise_search import Growth
 
 # %% auto #0
 __all__ = ['grow_levelwise', 'grow_levelwise_from_plan', 'grow_best_first', 'grow_best_first_from_plan']
 
 # %% ../nbs/08_levelwise_trees.ipynb #63077bf3
-def grow_levelwise(X, y, criterion="gini", sample_weight=None, n_classes=None, *, categorical=(), node_searches=None,
-                   max_depth=None, min_samples_split=2, min_samples_leaf=1, min_impurity_decrease=0.0, min_weight_leaf=0.0,
-                   max_leaf_nodes=None, max_features=None, splitter="best", random_state=None, presorted=None, tuning=None,
+def grow_levelwise(X, y, criterion="gini", sample_weight=None, n_classes=None, *,
+                   categorical=(), node_searches=None, max_depth=None,
+                   min_samples_split=2, min_samples_leaf=1, min_impurity_decrease=0.0,
+                   min_weight_leaf=0.0, max_leaf_nodes=None, max_features=None,
+                   splitter="best", random_state=None, presorted=None, tuning=None,
                    monotonic_cst=None):
-    "Grow the same `Tree` as `grow_tree`, one depth at a time (best first if `max_leaf_nodes`): `plan_growth` checks the arguments once (and `presorted`, the stable argsort of every column of X, (D, N), if already computed; `monotonic_cst`, scikit-learn's constraints: `check_monotonic_cst`), `grow_levelwise_from_plan` grows; `tuning`: a `Tuning` (None: `PLAIN`)."
-    X, y, w, plan = plan_growth(X, y, criterion, sample_weight, n_classes, categorical=categorical, max_depth=max_depth,
-                                min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
-                                min_impurity_decrease=min_impurity_decrease, min_weight_leaf=min_weight_leaf,
-                                max_leaf_nodes=max_leaf_nodes, max_features=max_features, splitter=splitter, random_state=random_state)
-    plan = plan if tuning is None else replace(plan, tuning=tuning)      # how to compute (chapter 10's `FAST`, say)
-    if monotonic_cst is not None: plan = replace(plan, monotonic_cst=check_monotonic_cst(monotonic_cst, X.shape[1], n_classes, plan.categorical))
-    return grow_levelwise_from_plan(plan, X, y, w, None if presorted is None else check_presorted(presorted, X.shape), node_searches)
+    """Grow the same `Tree` as `grow_tree`, one depth at a time (best first if
+    `max_leaf_nodes`): `plan_growth` checks the arguments once (and `presorted`, the
+    stable argsort of every column of X, (D, N), if already computed; `monotonic_cst`,
+    scikit-learn's constraints: `check_monotonic_cst`), `grow_levelwise_from_plan`
+    grows; `tuning`: a `Tuning` (None: `PLAIN`)."""
+    X, y, w, plan = plan_growth(
+        X, y, criterion, sample_weight, n_classes, categorical=categorical,
+        max_depth=max_depth, min_samples_split=min_samples_split,
+        min_samples_leaf=min_samples_leaf, min_impurity_decrease=min_impurity_decrease,
+        min_weight_leaf=min_weight_leaf, max_leaf_nodes=max_leaf_nodes,
+        max_features=max_features, splitter=splitter, random_state=random_state)
+    # how to compute (chapter 10's `FAST`, say)
+    plan = plan if tuning is None else replace(plan, tuning=tuning)
+    if monotonic_cst is not None:
+        plan = replace(plan, monotonic_cst=check_monotonic_cst(
+            monotonic_cst, X.shape[1], n_classes, plan.categorical))
+    return grow_levelwise_from_plan(
+        plan, X, y, w,
+        None if presorted is None else check_presorted(presorted, X.shape),
+        node_searches)
 
 def grow_levelwise_from_plan(plan, X, y, w, presorted=None, node_searches=None):
-    "Grow a `Tree` one depth at a time as the checked `plan` says, segmented sums over per-feature orders kept by stable partition (best first if the plan has `max_leaf_nodes`); `presorted`: the stable argsort of every column of X, (D, N), if already computed."
-    if plan.rules.max_leaf_nodes is not None: return grow_best_first_from_plan(plan, X, y, w, presorted, node_searches)
+    """Grow a `Tree` one depth at a time as the checked `plan` says, segmented sums over
+    per-feature orders kept by stable partition (best first if the plan has
+    `max_leaf_nodes`); `presorted`: the stable argsort of every column of X, (D, N), if
+    already computed."""
+    if plan.rules.max_leaf_nodes is not None:
+        return grow_best_first_from_plan(plan, X, y, w, presorted, node_searches)
     growth = Growth(plan, X, y, w, node_searches, presorted)
     builder, n_levels = grow_depth_by_depth(growth), growth.n_levels
-    del growth                                 # free the orders and statistics before the tree's arrays are built
+    del growth   # free the orders and statistics before the tree's arrays are built
     return builder.build(n_levels)
 
 # %% ../nbs/08_levelwise_trees.ipynb #89471b09
-def grow_best_first(X, y, criterion="gini", sample_weight=None, n_classes=None, *, categorical=(), node_searches=None,
-                    max_depth=None, min_samples_split=2, min_samples_leaf=1, min_impurity_decrease=0.0, min_weight_leaf=0.0,
-                    max_leaf_nodes=None, max_features=None, splitter="best", random_state=None, presorted=None):
-    "Grow a `Tree` best first until `max_leaf_nodes` leaves (None: no limit): `plan_growth` checks the arguments, `grow_best_first_from_plan` grows."
-    X, y, w, plan = plan_growth(X, y, criterion, sample_weight, n_classes, categorical=categorical, max_depth=max_depth,
-                                min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
-                                min_impurity_decrease=min_impurity_decrease, min_weight_leaf=min_weight_leaf,
-                                max_leaf_nodes=max_leaf_nodes, max_features=max_features, splitter=splitter, random_state=random_state)
-    return grow_best_first_from_plan(plan, X, y, w, None if presorted is None else check_presorted(presorted, X.shape), node_searches)
+def grow_best_first(X, y, criterion="gini", sample_weight=None, n_classes=None, *,
+                    categorical=(), node_searches=None, max_depth=None,
+                    min_samples_split=2, min_samples_leaf=1, min_impurity_decrease=0.0,
+                    min_weight_leaf=0.0, max_leaf_nodes=None, max_features=None,
+                    splitter="best", random_state=None, presorted=None):
+    """Grow a `Tree` best first until `max_leaf_nodes` leaves (None: no limit):
+    `plan_growth` checks the arguments, `grow_best_first_from_plan` grows."""
+    X, y, w, plan = plan_growth(
+        X, y, criterion, sample_weight, n_classes, categorical=categorical,
+        max_depth=max_depth, min_samples_split=min_samples_split,
+        min_samples_leaf=min_samples_leaf, min_impurity_decrease=min_impurity_decrease,
+        min_weight_leaf=min_weight_leaf, max_leaf_nodes=max_leaf_nodes,
+        max_features=max_features, splitter=splitter, random_state=random_state)
+    return grow_best_first_from_plan(
+        plan, X, y, w,
+        None if presorted is None else check_presorted(presorted, X.shape),
+        node_searches)
 
 def grow_best_first_from_plan(plan, X, y, w, presorted=None, node_searches=None):
-    "Grow a `Tree` best first, as the checked `plan` says: split the leaf whose best split decreases the weighted impurity most, until the plan's `max_leaf_nodes` leaves (None: no limit); `presorted`: the stable argsort of every column of X, (D, N), if already computed."
+    """Grow a `Tree` best first, as the checked `plan` says: split the leaf whose best
+    split decreases the weighted impurity most, until the plan's `max_leaf_nodes` leaves
+    (None: no limit); `presorted`: the stable argsort of every column of X, (D, N), if
+    already computed."""
     growth = Growth(plan, X, y, w, node_searches, presorted)
     builder, queue, created = TreeBuilder(), [], count()
     def add(orders, counts, parents, is_left, depth, bounds):
-        "Search new nodes as one frontier (within their `bounds`, under monotonic constraints), write them, and queue those worth splitting, each with its slice of the orders."
+        """Search new nodes as one frontier (within their `bounds`, under monotonic
+        constraints), write them, and queue those worth splitting, each with its slice
+        of the orders."""
         found = growth.search(orders, counts, depth, bounds=bounds)
-        ids = builder.add_nodes(parents, is_left, found.value, found.impurity, counts, found.weight)
-        decrease = found.weight / growth.total_weight[0] * (found.impurity - found.lowest)
-        for f, start in zip(np.flatnonzero(found.splits), segment_starts(counts)[found.splits]):
+        ids = builder.add_nodes(parents, is_left, found.value, found.impurity, counts,
+                                found.weight)
+        decrease = (found.weight / growth.total_weight[0]
+                    * (found.impurity - found.lowest))
+        for f, start in zip(np.flatnonzero(found.splits),
+                            segment_starts(counts)[found.splits]):
             alone = _one_node(found, f, start, counts[f])
-            heappush(queue, (-decrease[f], next(created), ids[f], alone, orders[:, start:start + counts[f]], depth,
+            heappush(queue, (-decrease[f], next(created), ids[f], alone,
+                             orders[:, start:start + counts[f]], depth,
                              None if bounds is None else bounds[f:f + 1]))
-    splits_left = np.inf if plan.rules.max_leaf_nodes is None else plan.rules.max_leaf_nodes - 1
-    with np.errstate(divide="ignore", invalid="ignore"):            # the sweeps' inf and 0 / 0, as in the level-wise loop
-        add(growth.orders, np.array([growth.n_samples]), np.array([-1]), np.array([True]), 0,
+    splits_left = (np.inf if plan.rules.max_leaf_nodes is None else
+                   plan.rules.max_leaf_nodes - 1)
+    # the sweeps' inf and 0 / 0, as in the level-wise loop
+    with np.errstate(divide="ignore", invalid="ignore"):
+        add(growth.orders, np.array([growth.n_samples]), np.array([-1]),
+            np.array([True]), 0,
             None if growth.signs is None else np.array([[-np.inf, np.inf]]))
         while queue and splits_left > 0:
             _, _, node, found, orders, depth, bounds = heappop(queue)
-            child_orders, child_counts = growth.split(builder, np.array([node]), found, orders, np.array([orders.shape[1]]))
-            add(child_orders, child_counts, np.array([node, node]), np.array([True, False]), depth + 1,
+            child_orders, child_counts = growth.split(
+                builder, np.array([node]), found, orders, np.array([orders.shape[1]]))
+            add(child_orders, child_counts, np.array([node, node]),
+                np.array([True, False]), depth + 1,
                 None if bounds is None else child_bounds(bounds, found, growth.signs))
             splits_left -= 1
     return builder.build(growth.n_levels)
 
 def _one_node(found, f, start, count):
-    "The part of a `FrontierSearch` that splits node `f` alone, positions counted from its segment's `start` (`count` positions)."
+    """The part of a `FrontierSearch` that splits node `f` alone, positions counted from
+    its segment's `start` (`count` positions)."""
     keep = slice(f, f + 1)
-    return FrontierSearch(found.value[keep], found.impurity[keep], found.weight[keep], found.splits[keep], found.lowest[keep],
-                          found.feature[keep], found.where[:, keep] - start,
-                          None if found.threshold is None else found.threshold[:, keep], {j: s.part(f) for j, s in found.found.items()},
-                          None if found.missing_left is None else found.missing_left[:, keep],
-                          None if found.n_missing is None else found.n_missing[:, keep],
-                          None if found.goes_left is None else found.goes_left[start:start + count],
-                          middle=None if found.middle is None else found.middle[keep])
+    return FrontierSearch(
+        found.value[keep], found.impurity[keep], found.weight[keep], found.splits[keep],
+        found.lowest[keep], found.feature[keep], found.where[:, keep] - start,
+        None if found.threshold is None else found.threshold[:, keep],
+        {j: s.part(f) for j, s in found.found.items()},
+        None if found.missing_left is None else found.missing_left[:, keep],
+        None if found.n_missing is None else found.n_missing[:, keep],
+        None if found.goes_left is None else found.goes_left[start:start + count],
+        middle=None if found.middle is None else found.middle[keep])
