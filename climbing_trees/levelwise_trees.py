@@ -11,9 +11,8 @@ import numpy as np
 from .tree import TreeBuilder
 from .growth import plan_growth
 from .frontier import segment_starts
-from climbing_trees.levelwise import (
-    FrontierSearch, check_monotonic_cst, check_presorted, child_bounds,
-    grow_depth_by_depth)
+from .levelwise import FrontierSearch, check_presorted, child_bounds
+from .levelwise import check_monotonic_cst, grow_depth_by_depth
 from .levelwise_search import Growth
 
 # %% auto #0
