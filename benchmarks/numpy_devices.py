@@ -26,7 +26,8 @@ import numpy as np
 from climbing_trees.bench import gaussian_problem, time_call
 from climbing_trees.fast import FAST, RANKS_FROM_BYTES, dense_ranks, stable_argsort
 from climbing_trees.frontier import segment_starts, segment_sums, segmented_cumsum
-from climbing_trees.levelwise import PLAIN, _presorted_orders, grow_levelwise
+from climbing_trees.levelwise import PLAIN, _presorted_orders
+from climbing_trees.levelwise_trees import grow_levelwise
 
 QUICK = "--quick" in sys.argv
 REPEATS = 3 if QUICK else 20

@@ -10,7 +10,8 @@ import numpy as np
 from scipy.special import expit, logit, logsumexp, softmax
 from sklearn.dummy import DummyClassifier, DummyRegressor
 from sklearn.utils import check_random_state
-from .levelwise import grow_levelwise_from_plan, presort, subset_orders
+from .levelwise_trees import grow_levelwise_from_plan
+from .levelwise import presort, subset_orders
 from .missing import grow_surrogate_from_plan
 from .inference import apply as apply_tree
 from .pruning import prune

@@ -18,7 +18,8 @@ from .naive import best_split
 from .growth import GrowthPlan, StoppingRules, grow_tree_from_plan
 from .criteria import COLUMN_SEARCHES
 from .categorical_growth import UNKNOWN_LEVELS, column_searches
-from .levelwise import check_monotonic_cst, grow_levelwise_from_plan
+from .levelwise import check_monotonic_cst
+from .levelwise_trees import grow_levelwise_from_plan
 from .without_orders import BY_VALUES
 from .inference import (
     apply as apply_tree, decision_path as tree_decision_path, feature_importances)

@@ -11,7 +11,8 @@ from .frontier import (by_row_blocks, frontier_column_splits,
                                      frontier_layout, frontier_random_splits,
                                      segment_first_best, segmented_cumsum,
                                      _admissible_positions)
-from .levelwise import Tuning, stable_sort, _per_tree
+from .levelwise import Tuning, stable_sort
+from .levelwise_search import _per_tree
 
 # %% auto #0
 __all__ = ['CLASS_SUMS_FROM', 'RANKS_FROM_BYTES', 'STABLE_SORT_BELOW', 'FAST', 'own_class_before', 'frontier_class_splits',

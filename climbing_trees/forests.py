@@ -10,9 +10,10 @@ from .impurity import check_sample_weight
 from .growth import plan_growth
 from .criteria import criterion_of
 from .without_orders import BY_VALUES
-from .levelwise import (PLAIN, Growth, check_presorted,
-                                      grow_depth_by_depth, grow_levelwise_from_plan,
-                                      keeps_orders, presort, subset_orders)
+from .levelwise import (
+    PLAIN, check_presorted, grow_depth_by_depth, keeps_orders, presort, subset_orders)
+from .levelwise_search import Growth
+from .levelwise_trees import grow_levelwise_from_plan
 
 # %% auto #0
 __all__ = ['TREES_BATCH_ELEMENTS', 'FOREST_BLOCK_ELEMENTS', 'FOREST_TUNING', 'trees_orders', 'grow_trees', 'grow_trees_from_plan']

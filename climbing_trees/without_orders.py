@@ -15,7 +15,8 @@ from .criteria import ClassificationCriterion, criterion_of
 from .frontier import (
     segment_first_best, segment_starts, segmented_cumsum, _left_sums)
 from .categorical import _left_is_heavier
-from .levelwise import NodeSplits, _per_tree
+from .levelwise import NodeSplits
+from .levelwise_search import _per_tree
 from .counting import _broadcast_rows, _proxies
 from .counting_grower import COUNTING, _level_split
 

@@ -28,7 +28,7 @@ from climbing_trees.boosting_estimators import GradientBoostingClassifier, Gradi
 from climbing_trees.levelwise import presort, subset_orders
 from climbing_trees.estimators import ParameterError
 from climbing_trees.tree_estimators import DecisionTreeRegressor
-from climbing_trees.levelwise import grow_levelwise
+from climbing_trees.levelwise_trees import grow_levelwise
 
 ROOT = Path(__file__).resolve().parents[1]
 

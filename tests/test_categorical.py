@@ -20,7 +20,7 @@ from climbing_trees.naive import best_split
 from climbing_trees.growth import grow_tree
 from climbing_trees.criteria import vectorized_column_split
 from climbing_trees.inference import apply
-from climbing_trees.levelwise import grow_levelwise
+from climbing_trees.levelwise_trees import grow_levelwise
 from climbing_trees.categorical import (
     MULTICLASS_EXHAUSTIVE_LEVELS, CategoricalSplit, best_prefix_split, categorical_column_split,
     exhaustive_categorical_split, level_statistics, one_vs_rest_split, ordered_categorical_split,

@@ -12,7 +12,7 @@ import pytest
 
 from climbing_trees.frontier import frontier_column_splits, frontier_layout, node_centres, segment_starts
 from climbing_trees.growth import plan_growth
-from climbing_trees.levelwise import Growth, _take_columns
+from climbing_trees.levelwise_search import Growth, _take_columns
 from climbing_trees.naive import ties_with_best
 from climbing_trees.tree_builder import TreeBuilder
 
@@ -186,7 +186,7 @@ def test_dense_and_sparse_paths(criterion, weights, sparse_below):
 from climbing_trees.counting_grower import COUNTING, counting_search
 from climbing_trees.fast import FAST
 from climbing_trees.forests import grow_trees
-from climbing_trees.levelwise import grow_levelwise
+from climbing_trees.levelwise_trees import grow_levelwise
 from climbing_trees.tree import tree_differences
 from dataclasses import replace
 
@@ -275,7 +275,7 @@ def test_counting_grows_the_fast_forest(criterion, n_classes, max_features):
 # chapter 8's node-by-node `categorical_column_split` (the `FAST` tuning): the same tree, array for array.
 from climbing_trees.counting_grower import COUNTED_LEVELS, levels_search
 from climbing_trees.fast import FAST
-from climbing_trees.levelwise import grow_levelwise
+from climbing_trees.levelwise_trees import grow_levelwise
 from climbing_trees.tree import tree_differences
 
 
@@ -324,7 +324,7 @@ def test_levels_at_once_search_through_the_estimators_and_forests():
 
 def test_levels_search_does_not_apply_without_sums():
     from climbing_trees.growth import plan_growth
-    from climbing_trees.levelwise import Growth
+    from climbing_trees.levelwise_search import Growth
     X = np.array([[0.0], [1.0], [2.0], [1.0]]); y = np.array([1.0, 2.0, 3.0, 2.5])
     _, _, w, plan = plan_growth(X, y, "absolute_error", None, None, categorical=[0])
     from dataclasses import replace

@@ -23,7 +23,7 @@ from climbing_trees.tree_estimators import DecisionTreeClassifier, DecisionTreeR
 from climbing_trees.impurity import play_tennis
 from climbing_trees.inference import apply
 from climbing_trees.views import export_text, plot_tree
-from climbing_trees.levelwise import grow_levelwise
+from climbing_trees.levelwise_trees import grow_levelwise
 from climbing_trees.tree import Tree, collapse, tree_differences
 from climbing_trees.pruning import cost_complexity_path, prune
 

@@ -17,7 +17,7 @@ from sklearn import tree as sktree
 from climbing_trees.tree_estimators import DecisionTreeClassifier, DecisionTreeRegressor
 from climbing_trees.impurity import play_tennis
 from climbing_trees.views import export_graphviz, export_text, plot_tree
-from climbing_trees.levelwise import grow_levelwise
+from climbing_trees.levelwise_trees import grow_levelwise
 from strategies import float32_exact
 
 SEEDS = range(4)            # scikit-learn's random_state values that must all grow our tree (no ties between features)

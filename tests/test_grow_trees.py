@@ -8,7 +8,8 @@ import pytest
 
 from dataclasses import replace
 
-from climbing_trees.levelwise import PLAIN, grow_levelwise, presort
+from climbing_trees.levelwise import PLAIN, presort
+from climbing_trees.levelwise_trees import grow_levelwise
 from climbing_trees.fast import FAST, dense_ranks
 from climbing_trees.forests import grow_trees, trees_orders
 from climbing_trees.tree import tree_differences

@@ -18,7 +18,7 @@ from climbing_trees.naive import best_split, naive_column_split
 from climbing_trees.growth import grow_tree
 from climbing_trees.categorical_growth import column_searches
 from climbing_trees.criteria import SPLIT_SEARCHES
-from climbing_trees.levelwise import grow_best_first, grow_levelwise
+from climbing_trees.levelwise_trees import grow_best_first, grow_levelwise
 from strategies import float32_exact
 
 SEEDS = range(3)            # scikit-learn's random_states that must all grow the same tree (no tie between features)

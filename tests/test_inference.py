@@ -7,7 +7,7 @@ from sklearn.tree import DecisionTreeClassifier as SkClassifier, DecisionTreeReg
 
 from climbing_trees.inference import (FEW_ROWS, PARALLEL_ROWS, _apply_rows, apply, apply_one, build_routes, compaction_steps,
                                       decision_path, heap_top, routes)
-from climbing_trees.levelwise import grow_levelwise
+from climbing_trees.levelwise_trees import grow_levelwise
 from climbing_trees.tree import LEAF, UNDEFINED, Tree
 from strategies import random_tree
 

@@ -12,7 +12,8 @@ from climbing_trees.criteria import SPLIT_SEARCHES, median_column_split, vectori
 from climbing_trees.categorical_growth import column_searches
 from dataclasses import replace
 
-from climbing_trees.levelwise import PLAIN, Tuning, grow_levelwise, presort
+from climbing_trees.levelwise import PLAIN, Tuning, presort
+from climbing_trees.levelwise_trees import grow_levelwise
 from climbing_trees.fast import FAST, stable_argsort
 from strategies import problems
 

@@ -19,7 +19,7 @@ from sklearn.tree import DecisionTreeClassifier as SkClassifier, DecisionTreeReg
 from climbing_trees.categorical import CategoricalSplit
 from climbing_trees.inference import (FEW_ROWS, PARALLEL_ROWS, _apply_rows, apply, apply_one, build_routes, decision_path,
                                       filled_routes, routes)
-from climbing_trees.levelwise import grow_levelwise
+from climbing_trees.levelwise_trees import grow_levelwise
 from climbing_trees.tree import LEAF, UNDEFINED, Split, SurrogateSplit, Tree, tree_text
 from climbing_trees.tree_builder import TreeBuilder
 from climbing_trees.views import export_text

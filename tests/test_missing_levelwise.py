@@ -15,7 +15,7 @@ from sklearn import tree as sktree
 from climbing_trees.categorical_growth import column_searches
 from climbing_trees.criteria import (check_no_missing, incremental_column_split, median_column_split,
                                      vectorized_column_split)
-from climbing_trees.levelwise import grow_best_first, grow_levelwise
+from climbing_trees.levelwise_trees import grow_best_first, grow_levelwise
 from climbing_trees.tree import LEAF, default_side, tree_differences
 from climbing_trees.naive import best_split, naive_column_split
 from climbing_trees.growth import grow_tree

@@ -8,7 +8,8 @@ from sklearn import tree as sktree
 
 from climbing_trees import (DecisionTreeClassifier, DecisionTreeRegressor, ExtraTreesClassifier, ExtraTreesRegressor,
                             RandomForestClassifier, RandomForestRegressor)
-from climbing_trees.levelwise import grow_levelwise, monotone_column_split
+from climbing_trees.levelwise import monotone_column_split
+from climbing_trees.levelwise_trees import grow_levelwise
 from strategies import float32_exact
 from test_sklearn_oracle import SEEDS, assert_same_tree, same_structure
 

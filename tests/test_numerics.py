@@ -8,7 +8,7 @@ from hypothesis import given, settings, strategies as st, HealthCheck
 from climbing_trees.tree import tree_differences
 from climbing_trees.growth import grow_tree
 from climbing_trees.criteria import SPLIT_SEARCHES
-from climbing_trees.levelwise import grow_levelwise
+from climbing_trees.levelwise_trees import grow_levelwise
 from strategies import EXTREME_SHIFTS, EXTREME_STEPS, extreme_targets, problems
 
 SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow])

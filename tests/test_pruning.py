@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 from sklearn import tree as sktree
 
-from climbing_trees.levelwise import grow_levelwise
+from climbing_trees.levelwise_trees import grow_levelwise
 from climbing_trees.tree import Tree, tree_differences
 from climbing_trees.naive import TIE_TOLERANCE
 from climbing_trees.pruning import PruningPath, cost_complexity_path, effective_alphas, node_risk, prune, subtree_totals

@@ -60,7 +60,7 @@ if not rpart_available():
         raise RuntimeError(rpart_skip_reason() + "; `make test` should have installed them (its `rpart` target)")
     pytest.skip(rpart_skip_reason(), allow_module_level=True)
 
-from climbing_trees.levelwise import grow_levelwise
+from climbing_trees.levelwise_trees import grow_levelwise
 from climbing_trees.tree import LEAF
 from climbing_trees.growth import grow_tree
 from climbing_trees.inference import apply, decision_path

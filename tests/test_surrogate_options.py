@@ -21,7 +21,7 @@ from sklearn import ensemble as skensemble
 from climbing_trees.tree import LEFT, RIGHT, Split, tree_differences
 from climbing_trees.criteria import SPLIT_SEARCHES
 from climbing_trees.growth import grow_tree
-from climbing_trees.levelwise import grow_best_first, grow_levelwise
+from climbing_trees.levelwise_trees import grow_best_first, grow_levelwise
 from climbing_trees.inference import apply
 from climbing_trees.missing import check_surrogate_options, grow_surrogate, majority_side, node_surrogates, route
 from test_growth_options import REGRESSORS, assert_same_tree, in_preorder, problem, seed_free

@@ -94,7 +94,7 @@ def test_small_codes_and_trees_at_awkward_values():
     from dataclasses import replace
     from climbing_trees.without_orders import BY_VALUES, small_codes
     from climbing_trees.naive import FEATURE_THRESHOLD
-    from climbing_trees.levelwise import grow_levelwise
+    from climbing_trees.levelwise_trees import grow_levelwise
     from climbing_trees.tree import tree_differences
     rng = np.random.default_rng(5)
     n = 300
@@ -174,7 +174,8 @@ def test_binned_bytes_grow_without_orders_the_sorted_trees():
     from dataclasses import replace
     from sklearn.datasets import make_classification
     from climbing_trees.counting_grower import COUNTING
-    from climbing_trees.levelwise import Growth, grow_levelwise_from_plan
+    from climbing_trees.levelwise_search import Growth
+    from climbing_trees.levelwise_trees import grow_levelwise_from_plan
     from climbing_trees.tree import tree_differences
     from climbing_trees.without_orders import BY_VALUES, CODES_ROWS_PER_VALUE, small_codes
     cases = [(40_000, 255, "gini", 2, {}), (40_000, 64, "entropy", 3, dict(min_samples_leaf=3)),

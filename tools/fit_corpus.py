@@ -145,7 +145,7 @@ def estimator_fits():
     return C + R + E
 
 def engine_fits():
-    from climbing_trees.levelwise import grow_levelwise
+    from climbing_trees.levelwise_trees import grow_levelwise
     from climbing_trees.forests import grow_trees
     from climbing_trees.growth import grow_tree
     from climbing_trees.missing import grow_surrogate
