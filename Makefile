@@ -39,10 +39,9 @@ check-export: export
 	  echo "==> climbing_trees/ is in sync with the notebooks"; \
 	fi
 
-# Code that reads on the page: no line of a notebook's code past 88 characters (the page shows about 85).
-# The notebooks listed in tools/width_allowance.txt are not wrapped yet (their chapters must be split first).
+# Code that reads on the page: no line of any notebook's code past 88 characters (the page shows 88).
 check-width: setup
-	$(BIN)/python tools/check_width.py --allow tools/width_allowance.txt
+	$(BIN)/python tools/check_width.py
 
 # Every notebook's tests, with nbdev (two at a time; no book). `make test` does not need this: the book
 # build below runs every notebook once, and a failing cell fails it (tools/check_build.py).

@@ -87,12 +87,3 @@ def test_reading_paths_name_chapters_of_the_book_in_book_order():
         assert all(f"({stem}.ipynb)" in text for stem in stems)
     short = reading_paths_markdown(NBS, links=False, counts=False)
     assert ".ipynb" not in short and "words" not in short.split("The whole book")[0]
-
-
-def test_width_allowance_lists_only_notebooks_still_to_wrap():
-    "tools/width_allowance.txt only shrinks: each notebook it lists exists and still has lines past 88 columns."
-    sys.path.insert(0, str(ROOT / "tools"))
-    from check_width import notebook_long_lines, read_allowance
-    for name in read_allowance(ROOT / "tools" / "width_allowance.txt"):
-        assert (NBS / name).exists(), f"{name} is in tools/width_allowance.txt but not in nbs/"
-        assert notebook_long_lines(NBS / name), f"{name} fits 88 columns now: take it off tools/width_allowance.txt"

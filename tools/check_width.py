@@ -2,7 +2,7 @@
 
     python tools/check_width.py                      # every notebook in nbs/
     python tools/check_width.py --only nbs/12_without_orders.ipynb nbs/17_selection.ipynb
-    python tools/check_width.py --allow tools/width_allowance.txt   # skip the notebooks listed
+    python tools/check_width.py --allow FILE         # skip the notebooks FILE lists
 
 Prints each line too long as `notebook:cell N:line M: (length) text`, then a count per notebook
 and in all; exits 1 if any. The `#|` lines at the top of a cell (nbdev and Quarto directives,
